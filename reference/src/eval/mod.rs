@@ -1,0 +1,268 @@
+//! The reference evaluator: a plain interpreter over a verified module.
+//!
+//! Values are computed instruction by instruction in program order; each op
+//! is one function in the file of its family, a transcription of the
+//! document's definition. Speed is `fast/`'s job; the reference only avoids
+//! waste (no per-element allocation, values dropped after their last use).
+
+pub mod batch_norm;
+pub mod broadcast;
+pub mod collectives;
+pub mod control;
+pub mod conv;
+pub mod dot;
+pub mod element;
+pub mod elementwise;
+pub mod fft;
+pub mod indexing;
+pub mod linalg;
+pub mod reduce;
+pub mod scalar;
+pub mod shape_ops;
+pub mod sort;
+pub mod world;
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use crate::error::RunError;
+use crate::ir::{ComputationId, Op};
+use crate::literal::{ArrayLiteral, Literal};
+use crate::types::{ArrayShape, Shape};
+use crate::verify::VerifiedModule;
+
+/// Bounds on a run, so no input can make the evaluator hang or exhaust memory.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Largest element count of any value (the verifier checks static shapes
+    /// against the same bound).
+    pub max_elements: i64,
+    /// Most iterations of any one While loop.
+    pub max_while_trips: u64,
+    /// Deepest nesting of computation calls.
+    pub max_call_depth: usize,
+    /// Wall-clock deadline for the whole run.
+    pub deadline: Option<Instant>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_elements: 1 << 28, max_while_trips: 10_000_000, max_call_depth: 512, deadline: None }
+    }
+}
+
+/// What the world around the computation provides.
+#[derive(Debug, Default)]
+pub struct Env {
+    pub limits: Limits,
+    /// Seed of RngUniform and RngNormal.
+    pub seed: u64,
+    /// Values Infeed reads, in order.
+    pub infeed: VecDeque<Literal>,
+    /// Values Outfeed wrote, in order.
+    pub outfeed: Vec<Literal>,
+    /// This replica's id and the number of replicas.
+    pub replica_id: u32,
+    pub replica_count: u32,
+}
+
+impl Env {
+    pub fn new(limits: Limits) -> Env {
+        Env { limits, replica_count: 1, ..Env::default() }
+    }
+
+    pub fn check_deadline(&self) -> Result<(), RunError> {
+        match self.limits.deadline {
+            Some(d) if Instant::now() > d => Err(RunError::Limit("the run exceeded its time limit".into())),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Runs the entry computation of a verified module on `args`.
+pub fn run(module: &VerifiedModule, args: Vec<Literal>, env: &mut Env) -> Result<Literal, RunError> {
+    check_arguments(module, &args)?;
+    let mut interp = Interpreter { module, env, depth: 0 };
+    interp.call(module.entry(), args)
+}
+
+/// The arguments match the entry computation's parameters in number and type.
+pub fn check_arguments(module: &VerifiedModule, args: &[Literal]) -> Result<(), RunError> {
+    let params = &module.entry_signature().params;
+    if params.len() != args.len() {
+        return Err(RunError::Argument(format!("the entry computation takes {} arguments, got {}", params.len(), args.len())));
+    }
+    for (i, (p, a)) in params.iter().zip(args).enumerate() {
+        let shape = a.shape();
+        if !p.compatible(&shape) {
+            return Err(RunError::Argument(format!("argument {i} has shape {shape}, parameter {i} has shape {p}")));
+        }
+    }
+    Ok(())
+}
+
+/// The state of one run: the module, the world, the call depth.
+pub struct Interpreter<'a> {
+    pub module: &'a VerifiedModule,
+    pub env: &'a mut Env,
+    depth: usize,
+}
+
+impl Interpreter<'_> {
+    /// Evaluates computation `id` on `args`.
+    pub fn call(&mut self, id: ComputationId, args: Vec<Literal>) -> Result<Literal, RunError> {
+        if self.depth >= self.env.limits.max_call_depth {
+            return Err(RunError::Limit(format!("computation calls nested deeper than {}", self.env.limits.max_call_depth)));
+        }
+        self.depth += 1;
+        let result = self.call_inner(id, args);
+        self.depth -= 1;
+        result
+    }
+
+    fn call_inner(&mut self, id: ComputationId, args: Vec<Literal>) -> Result<Literal, RunError> {
+        let module = self.module;
+        let computation = module.computation(id);
+        let last_use = last_uses(computation);
+        let mut values: Vec<Option<Literal>> = Vec::with_capacity(computation.instructions.len());
+        let mut args = args.into_iter();
+        for (i, instr) in computation.instructions.iter().enumerate() {
+            self.env.check_deadline()?;
+            let value = match &instr.op {
+                Op::Parameter { .. } => args.next().ok_or_else(|| RunError::Argument("missing argument".into()))?,
+                op => {
+                    let operands: Vec<&Literal> = instr
+                        .operands
+                        .iter()
+                        .map(|&o| values[o].as_ref().ok_or_else(|| internal("operand value was dropped")))
+                        .collect::<Result<_, _>>()?;
+                    let shape = module.shape(id, i);
+                    self.eval_op(op, &operands, shape)?
+                }
+            };
+            values.push(Some(value));
+            for &o in &instr.operands {
+                if last_use[o] == i && o != computation.root {
+                    values[o] = None;
+                }
+            }
+        }
+        values[computation.root].take().ok_or_else(|| internal("root value missing"))
+    }
+
+    /// Evaluates one op on its operand values; `shape` is its verified result shape.
+    pub fn eval_op(&mut self, op: &Op, operands: &[&Literal], shape: &Shape) -> Result<Literal, RunError> {
+        let out = || shape.as_array().ok_or_else(|| internal("expected an array result"));
+        Ok(match op {
+            Op::Parameter { .. } => return Err(internal("parameters are bound by the call")),
+            Op::Constant { literal } => literal.clone(),
+            Op::Unary(u) => elementwise::unary(*u, array(operands[0])?, out()?)?.into(),
+            Op::Binary { op, broadcast_dimensions } => {
+                elementwise::binary(*op, array(operands[0])?, array(operands[1])?, broadcast_dimensions.as_deref(), out()?)?.into()
+            }
+            Op::Compare { direction, total_order, broadcast_dimensions } => elementwise::compare(
+                *direction,
+                *total_order,
+                array(operands[0])?,
+                array(operands[1])?,
+                broadcast_dimensions.as_deref(),
+                out()?,
+            )?
+            .into(),
+            Op::Select => elementwise::select(array(operands[0])?, operands[1], operands[2])?,
+            Op::Clamp => elementwise::clamp(array(operands[0])?, array(operands[1])?, array(operands[2])?)?.into(),
+            Op::ConvertElementType { new_element_type } => elementwise::convert(array(operands[0])?, *new_element_type).into(),
+            Op::BitcastConvertType { .. } => elementwise::bitcast_convert(array(operands[0])?, out()?)?.into(),
+            Op::ReducePrecision { exponent_bits, mantissa_bits } => {
+                elementwise::reduce_precision(array(operands[0])?, *exponent_bits, *mantissa_bits)?.into()
+            }
+
+            Op::Broadcast { .. } => broadcast::broadcast(array(operands[0])?, out()?).into(),
+            Op::BroadcastInDim { broadcast_dimensions, .. } => {
+                broadcast::broadcast_in_dim(array(operands[0])?, out()?, broadcast_dimensions).into()
+            }
+            Op::Reshape { dimensions, .. } => shape_ops::reshape(array(operands[0])?, dimensions.as_deref(), out()?).into(),
+            Op::Collapse { .. } => shape_ops::collapse(array(operands[0])?, out()?).into(),
+            Op::Transpose { permutation } => shape_ops::transpose(array(operands[0])?, permutation, out()?).into(),
+            Op::Rev { dimensions } => shape_ops::rev(array(operands[0])?, dimensions).into(),
+            Op::Slice { start_indices, strides, .. } => shape_ops::slice(array(operands[0])?, start_indices, strides, out()?).into(),
+            Op::ConcatInDim { dimension } => shape_ops::concat_in_dim(&arrays(operands)?, *dimension, out()?).into(),
+            Op::Pad { padding_config } => shape_ops::pad(array(operands[0])?, array(operands[1])?, padding_config, out()?).into(),
+            Op::Iota { iota_dimension, .. } => shape_ops::iota(out()?, *iota_dimension).into(),
+            Op::Tuple => Literal::Tuple(operands.iter().map(|&o| o.clone()).collect()),
+            Op::GetTupleElement { index } => shape_ops::get_tuple_element(operands[0], *index)?,
+
+            Op::DynamicSlice { .. } | Op::DynamicUpdateSlice | Op::Gather(_) | Op::Scatter { .. } => {
+                indexing::eval(self, op, operands, shape)?
+            }
+            Op::Reduce { .. } | Op::ReduceWindow { .. } | Op::SelectAndScatter { .. } | Op::Map { .. } => {
+                reduce::eval(self, op, operands, shape)?
+            }
+            Op::Sort { .. } | Op::TopK { .. } => sort::eval(self, op, operands, shape)?,
+            Op::Dot { .. } | Op::DotGeneral { .. } => dot::eval(op, operands, shape)?,
+            Op::Conv(attrs) => conv::eval(attrs, operands, shape)?,
+            Op::Fft { .. } => fft::eval(op, operands, shape)?,
+            Op::Cholesky { .. } | Op::TriangularSolve { .. } => linalg::eval(op, operands, shape)?,
+            Op::BatchNormTraining { .. } | Op::BatchNormInference { .. } | Op::BatchNormGrad { .. } => {
+                batch_norm::eval(op, operands, shape)?
+            }
+
+            Op::Call { computation } => self.call(*computation, operands.iter().map(|&o| o.clone()).collect())?,
+            Op::Conditional(form) => control::conditional(self, form, operands)?,
+            Op::While { condition, body } => control::while_loop(self, *condition, *body, operands[0])?,
+            Op::OptimizationBarrier => operands[0].clone(),
+            Op::AfterAll => Literal::Token,
+
+            Op::ReplicaId
+            | Op::AllGather { .. }
+            | Op::AllReduce { .. }
+            | Op::AllToAll { .. }
+            | Op::CollectivePermute { .. }
+            | Op::ReduceScatter { .. }
+            | Op::CrossReplicaSum { .. } => collectives::eval(self, op, operands, shape)?,
+
+            Op::RngUniform { .. }
+            | Op::RngNormal { .. }
+            | Op::RngBitGenerator { .. }
+            | Op::Infeed { .. }
+            | Op::Outfeed { .. }
+            | Op::Send { .. }
+            | Op::SendDone { .. }
+            | Op::Recv { .. }
+            | Op::RecvDone { .. }
+            | Op::CustomCall { .. }
+            | Op::GetDimensionSize { .. }
+            | Op::SetDimensionSize { .. } => world::eval(self, op, operands, shape)?,
+        })
+    }
+}
+
+/// For each value, the index of the last instruction that reads it.
+fn last_uses(c: &crate::ir::Computation) -> Vec<usize> {
+    let mut last = vec![0; c.instructions.len()];
+    for (i, instr) in c.instructions.iter().enumerate() {
+        for &o in &instr.operands {
+            last[o] = i;
+        }
+    }
+    last
+}
+
+/// An error that verification should have made impossible.
+pub fn internal(what: &str) -> RunError {
+    RunError::Other(format!("internal error (a verified module should not reach this): {what}"))
+}
+
+/// The operand as an array (verified modules guarantee it).
+pub fn array(l: &Literal) -> Result<&ArrayLiteral, RunError> {
+    l.as_array().ok_or_else(|| internal("expected an array operand"))
+}
+
+pub fn arrays<'a>(ls: &[&'a Literal]) -> Result<Vec<&'a ArrayLiteral>, RunError> {
+    ls.iter().map(|l| array(l)).collect()
+}
+
+/// An operand's shape as an array shape.
+pub fn array_shape(s: &Shape) -> Result<&ArrayShape, RunError> {
+    s.as_array().ok_or_else(|| internal("expected an array shape"))
+}

@@ -1,0 +1,235 @@
+//! ConvertElementType, element by element, for every pair of types.
+//!
+//! Each source element is first read exactly as a [`Num`], then rounded or
+//! wrapped once into the target type. The document fixes only
+//! int-to-float rounding (to nearest even); the rest is decided as XLA's
+//! CPU backend behaves (docs/semantics-decisions.md):
+//! - float → int: truncate toward zero, saturate at the type's range, NaN → 0;
+//! - int → int: keep the low bits (two's complement);
+//! - anything → pred: `x != 0` (NaN is true; complex: either part non-zero);
+//! - complex → real: the real part, then as above;
+//! - → f16/bf16 from a wider type: rounded to f32 first, then to the target
+//!   (XLA's double rounding, observable e.g. for s64 2^40+2^32+1 → bf16);
+//! - → f8: one rounding; overflow is NaN (e4m3fn) or ±inf (e5m2).
+
+use half::{bf16, f16};
+use num_complex::Complex;
+
+use super::f8::{F8E4M3FN, F8E5M2};
+use super::float::Float;
+use crate::literal::{Data, Stored};
+use crate::types::ElementType;
+
+/// An element's value, exactly.
+#[derive(Clone, Copy, Debug)]
+pub enum Num {
+    Pred(bool),
+    Int(i128),
+    Real(f64),
+    Complex(f64, f64),
+}
+
+pub trait ToNum: Copy {
+    fn to_num(self) -> Num;
+}
+
+pub trait FromNum: Sized {
+    fn from_num(n: Num) -> Self;
+}
+
+impl ToNum for bool {
+    fn to_num(self) -> Num {
+        Num::Pred(self)
+    }
+}
+macro_rules! int_num {
+    ($($t:ty),*) => {$(
+        impl ToNum for $t {
+            fn to_num(self) -> Num {
+                Num::Int(self as i128)
+            }
+        }
+        impl FromNum for $t {
+            fn from_num(n: Num) -> Self {
+                match n {
+                    Num::Pred(b) => b as $t,
+                    Num::Int(i) => i as $t,
+                    // `as` from float: truncates, saturates, NaN -> 0
+                    Num::Real(x) | Num::Complex(x, _) => x as $t,
+                }
+            }
+        }
+    )*};
+}
+int_num!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+macro_rules! real_num {
+    ($($t:ty),*) => {$(
+        impl ToNum for $t {
+            fn to_num(self) -> Num {
+                Num::Real(Float::to_f64(self))
+            }
+        }
+    )*};
+}
+real_num!(f16, bf16, f32, f64, F8E4M3FN, F8E5M2);
+
+impl ToNum for Complex<f32> {
+    fn to_num(self) -> Num {
+        Num::Complex(self.re as f64, self.im as f64)
+    }
+}
+impl ToNum for Complex<f64> {
+    fn to_num(self) -> Num {
+        Num::Complex(self.re, self.im)
+    }
+}
+
+impl FromNum for bool {
+    fn from_num(n: Num) -> Self {
+        match n {
+            Num::Pred(b) => b,
+            Num::Int(i) => i != 0,
+            Num::Real(x) => x != 0.0,
+            Num::Complex(re, im) => re != 0.0 || im != 0.0,
+        }
+    }
+}
+
+/// The real value a number converts to: its real part, ints rounded once
+/// to nearest even (i128 → f64 is a single correct rounding).
+fn real_part(n: Num) -> f64 {
+    match n {
+        Num::Pred(b) => b as u8 as f64,
+        Num::Int(i) => i as f64,
+        Num::Real(x) | Num::Complex(x, _) => x,
+    }
+}
+
+impl FromNum for f64 {
+    fn from_num(n: Num) -> Self {
+        real_part(n)
+    }
+}
+impl FromNum for f32 {
+    fn from_num(n: Num) -> Self {
+        match n {
+            // i128 -> f32 directly: one rounding, not two via f64
+            Num::Int(i) => i as f32,
+            other => real_part(other) as f32,
+        }
+    }
+}
+impl FromNum for f16 {
+    fn from_num(n: Num) -> Self {
+        Float::from_f64(f32::from_num(n) as f64)
+    }
+}
+impl FromNum for bf16 {
+    fn from_num(n: Num) -> Self {
+        Float::from_f64(f32::from_num(n) as f64)
+    }
+}
+impl FromNum for F8E4M3FN {
+    fn from_num(n: Num) -> Self {
+        F8E4M3FN::from_f64(real_part(n))
+    }
+}
+impl FromNum for F8E5M2 {
+    fn from_num(n: Num) -> Self {
+        F8E5M2::from_f64(real_part(n))
+    }
+}
+impl FromNum for Complex<f32> {
+    fn from_num(n: Num) -> Self {
+        match n {
+            Num::Complex(re, im) => Complex::new(re as f32, im as f32),
+            other => Complex::new(f32::from_num(other), 0.0),
+        }
+    }
+}
+impl FromNum for Complex<f64> {
+    fn from_num(n: Num) -> Self {
+        match n {
+            Num::Complex(re, im) => Complex::new(re, im),
+            other => Complex::new(real_part(other), 0.0),
+        }
+    }
+}
+
+fn convert_vec<S: ToNum, D: FromNum + Stored>(v: &[S]) -> Data {
+    D::wrap(v.iter().map(|&x| D::from_num(x.to_num())).collect())
+}
+
+fn convert_from<S: ToNum>(v: &[S], to: ElementType) -> Data {
+    use ElementType as E;
+    match to {
+        E::Pred => convert_vec::<S, bool>(v),
+        E::S8 => convert_vec::<S, i8>(v),
+        E::S16 => convert_vec::<S, i16>(v),
+        E::S32 => convert_vec::<S, i32>(v),
+        E::S64 => convert_vec::<S, i64>(v),
+        E::U8 => convert_vec::<S, u8>(v),
+        E::U16 => convert_vec::<S, u16>(v),
+        E::U32 => convert_vec::<S, u32>(v),
+        E::U64 => convert_vec::<S, u64>(v),
+        E::F16 => convert_vec::<S, f16>(v),
+        E::BF16 => convert_vec::<S, bf16>(v),
+        E::F32 => convert_vec::<S, f32>(v),
+        E::F64 => convert_vec::<S, f64>(v),
+        E::C64 => convert_vec::<S, Complex<f32>>(v),
+        E::C128 => convert_vec::<S, Complex<f64>>(v),
+        E::F8E4M3FN => convert_vec::<S, F8E4M3FN>(v),
+        E::F8E5M2 => convert_vec::<S, F8E5M2>(v),
+    }
+}
+
+/// Converts every element of `data` to `to`.
+pub fn convert(data: &Data, to: ElementType) -> Data {
+    crate::with_data!(data, v => convert_from(v, to))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(data: Data, to: ElementType) -> Data {
+        convert(&data, to)
+    }
+
+    #[test]
+    fn float_to_int_saturates_and_nan_is_zero() {
+        let d = one(Data::F32(vec![f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 3e9, -0.9, 2.5]), ElementType::S32);
+        assert_eq!(d, Data::S32(vec![0, i32::MAX, i32::MIN, i32::MAX, 0, 2]));
+        assert_eq!(one(Data::F32(vec![300.0, -1.0]), ElementType::U8), Data::U8(vec![255, 0]));
+    }
+
+    #[test]
+    fn wide_to_bf16_rounds_through_f32() {
+        let v = (1i64 << 40) + (1 << 32) + 1;
+        assert_eq!(one(Data::S64(vec![v]), ElementType::BF16), Data::BF16(vec![bf16::from_bits(0x5380)]));
+        let x = 1.0 + 2f64.powi(-8) + 2f64.powi(-40);
+        assert_eq!(one(Data::F64(vec![x]), ElementType::BF16), Data::BF16(vec![bf16::from_bits(0x3f80)]));
+        let y = 1.0 + 2f64.powi(-11) + 2f64.powi(-40);
+        assert_eq!(one(Data::F64(vec![y]), ElementType::F16), Data::F16(vec![f16::from_bits(0x3c00)]));
+    }
+
+    #[test]
+    fn f64_to_f8_rounds_once() {
+        let x = 1.0 + 2f64.powi(-4) + 2f64.powi(-40);
+        assert_eq!(one(Data::F64(vec![x]), ElementType::F8E4M3FN), Data::F8E4M3FN(vec![F8E4M3FN(0x39)]));
+    }
+
+    #[test]
+    fn complex_to_real_takes_real_part() {
+        let d = one(Data::C64(vec![Complex::new(-3.7, 1.0)]), ElementType::S32);
+        assert_eq!(d, Data::S32(vec![-3]));
+        assert_eq!(one(Data::C64(vec![Complex::new(0.0, 1.0)]), ElementType::Pred), Data::Pred(vec![true]));
+    }
+
+    #[test]
+    fn ints_wrap() {
+        assert_eq!(one(Data::S32(vec![300, -200]), ElementType::S8), Data::S8(vec![44, 56]));
+        assert_eq!(one(Data::S8(vec![-1]), ElementType::U32), Data::U32(vec![u32::MAX]));
+    }
+}

@@ -1,0 +1,239 @@
+//! Rules of the element-wise ops: unary functions, binary arithmetic with
+//! the broadcasting document's rules, comparisons, Select, Clamp and the
+//! element type conversions.
+
+use super::rules::*;
+use crate::ir::{BinaryOp, Direction, UnaryOp};
+use crate::types::{ArrayShape, ElementType, Shape, TypeClass};
+
+/// Which element types a unary function accepts, and its result type.
+fn unary_result(op: UnaryOp, t: ElementType) -> Check<ElementType> {
+    use UnaryOp::*;
+    let class = t.class();
+    let ok = |allowed: bool, kinds: &str| element_type_is(t, allowed, "operand", kinds).map(|_| t);
+    match op {
+        Abs => {
+            element_type_is(t, !t.is_pred(), "operand", "an integer, floating-point or complex type")?;
+            Ok(t.component_type())
+        }
+        Neg | Sign => ok(!t.is_pred(), "an integer, floating-point or complex type"),
+        Ceil | Floor | Round | RoundNearestEven | Cbrt | Erf => ok(t.is_float(), "a floating-point type"),
+        Cos | Sin | Tan | Tanh | Exp | Expm1 | Log | Log1p | Logistic | Sqrt | Rsqrt => {
+            ok(t.is_floating(), "a floating-point or complex type")
+        }
+        Not => ok(class == TypeClass::Pred || t.is_integer(), "pred or an integer type"),
+        PopulationCount | Clz => ok(t.is_integer(), "an integer type"),
+        IsFinite => {
+            element_type_is(t, t.is_float(), "operand", "a floating-point type")?;
+            Ok(ElementType::Pred)
+        }
+        Real | Imag => {
+            element_type_is(t, t.is_floating(), "operand", "a floating-point or complex type")?;
+            Ok(t.component_type())
+        }
+        Conj => ok(t.is_floating(), "a floating-point or complex type"),
+    }
+}
+
+/// Element-wise unary functions: same dimensions, type by [`unary_result`].
+pub fn unary(op: UnaryOp, operands: &[&Shape]) -> Check<Shape> {
+    operand_count(operands, 1)?;
+    let a = array(operands[0], "operand")?;
+    Ok(Shape::Array(a.with_element_type(unary_result(op, a.element_type)?)))
+}
+
+/// Which element types a binary arithmetic op accepts.
+fn binary_types(op: BinaryOp, t: ElementType) -> Check {
+    use BinaryOp::*;
+    let is = |allowed: bool, kinds: &str| element_type_is(t, allowed, "operands", kinds);
+    match op {
+        // On pred, Add and Max are OR and Mul and Min are AND (as XLA).
+        Add | Mul => Ok(()),
+        Max | Min => is(!t.is_complex(), "a type with an order (not complex)"),
+        Sub | Div | Pow => is(!t.is_pred(), "an integer, floating-point or complex type"),
+        Rem => is(t.is_integer() || t.is_float(), "an integer or floating-point type"),
+        Atan2 => is(t.is_float(), "a floating-point type"),
+        Complex => is(matches!(t, ElementType::F32 | ElementType::F64), "f32 or f64"),
+        And | Or | Xor => is(t.is_pred() || t.is_integer(), "pred or an integer type"),
+        ShiftLeft | ShiftRightArithmetic | ShiftRightLogical => is(t.is_integer(), "an integer type"),
+    }
+}
+
+/// Binary arithmetic: operands of one element type whose shapes broadcast
+/// (broadcasting document); the result has the broadcast dimensions.
+pub fn binary(op: BinaryOp, broadcast_dimensions: Option<&[i64]>, operands: &[&Shape]) -> Check<Shape> {
+    operand_count(operands, 2)?;
+    let lhs = array(operands[0], "lhs")?;
+    let rhs = array(operands[1], "rhs")?;
+    same_element_type(lhs, rhs, "lhs and rhs")?;
+    binary_types(op, lhs.element_type)?;
+    let dims = broadcast_shapes(lhs, rhs, broadcast_dimensions)?;
+    let t = match op {
+        BinaryOp::Complex => lhs.element_type.complex_of().unwrap_or(lhs.element_type),
+        _ => lhs.element_type,
+    };
+    Ok(Shape::array(t, dims))
+}
+
+/// Comparisons: like binary arithmetic, with a pred result. Complex numbers
+/// have no order: only Eq and Ne (not total order) accept them.
+pub fn compare(direction: Direction, total_order: bool, broadcast_dimensions: Option<&[i64]>, operands: &[&Shape]) -> Check<Shape> {
+    operand_count(operands, 2)?;
+    let lhs = array(operands[0], "lhs")?;
+    let rhs = array(operands[1], "rhs")?;
+    same_element_type(lhs, rhs, "lhs and rhs")?;
+    let t = lhs.element_type;
+    if t.is_complex() && (total_order || !matches!(direction, Direction::Eq | Direction::Ne)) {
+        return Err(format!("complex operands ({t}) can only be compared with Eq or Ne"));
+    }
+    let dims = broadcast_shapes(lhs, rhs, broadcast_dimensions)?;
+    Ok(Shape::array(ElementType::Pred, dims))
+}
+
+/// The broadcasting document: without `broadcast_dimensions`, same-rank
+/// shapes broadcast along degenerate (size-1) dimensions and a scalar
+/// broadcasts to anything; with it, the lower-rank operand's dimension `i`
+/// is matched to dimension `broadcast_dimensions[i]` of the higher-rank one
+/// (strictly increasing), the rest filled with 1s, then degenerate
+/// broadcasting applies ("broadcast composition").
+pub fn broadcast_shapes(lhs: &ArrayShape, rhs: &ArrayShape, broadcast_dimensions: Option<&[i64]>) -> Check<Vec<i64>> {
+    let (low, high) = if lhs.rank() <= rhs.rank() { (lhs, rhs) } else { (rhs, lhs) };
+    let expanded = match broadcast_dimensions {
+        Some(bd) if !bd.is_empty() || low.rank() != high.rank() => {
+            if low.rank() == high.rank() {
+                if bd.iter().enumerate().any(|(i, &d)| d != i as i64) {
+                    return Err(format!("operands have the same rank; broadcast_dimensions must be empty or the identity, got {bd:?}"));
+                }
+                low.dims.clone()
+            } else {
+                expand_with(low, high, bd)?
+            }
+        }
+        _ if low.rank() == high.rank() => low.dims.clone(),
+        _ if low.is_scalar() => vec![1; high.rank()],
+        _ => return Err(format!("operands of different ranks ({} and {}) need broadcast_dimensions unless one is a scalar", lhs, rhs)),
+    };
+    degenerate_broadcast(&expanded, &high.dims)
+}
+
+/// Maps the lower-rank operand into the higher rank by `bd`, 1 elsewhere.
+fn expand_with(low: &ArrayShape, high: &ArrayShape, bd: &[i64]) -> Check<Vec<i64>> {
+    length(bd, low.rank(), "broadcast_dimensions", "the lower-rank operand")?;
+    dims_in_range(bd, high.rank(), "broadcast_dimensions")?;
+    strictly_increasing(bd, "broadcast_dimensions")?;
+    let mut expanded = vec![1; high.rank()];
+    for (i, &d) in bd.iter().enumerate() {
+        let (l, h) = (low.dims[i], high.dims[d as usize]);
+        if l != h && l != 1 && h != 1 {
+            return Err(format!(
+                "broadcast_dimensions maps dimension {i} (size {l}) to dimension {d} (size {h}); sizes must match or one be 1"
+            ));
+        }
+        expanded[d as usize] = l;
+    }
+    Ok(expanded)
+}
+
+/// Same-rank shapes are compatible when each pair of sizes is equal or one
+/// of them is 1; the result takes the larger size.
+pub fn degenerate_broadcast(a: &[i64], b: &[i64]) -> Check<Vec<i64>> {
+    a.iter()
+        .zip(b)
+        .enumerate()
+        .map(|(i, (&x, &y))| match (x, y) {
+            _ if x == y => Ok(x),
+            (1, _) => Ok(y),
+            (_, 1) => Ok(x),
+            _ => Err(format!("shapes {a:?} and {b:?} are incompatible in dimension {i} ({x} vs {y})")),
+        })
+        .collect()
+}
+
+/// Select: `pred` has the shape of `on_true` (or is a scalar); `on_true` and
+/// `on_false` have one shape. Tuples select as wholes, with a scalar pred.
+pub fn select(operands: &[&Shape]) -> Check<Shape> {
+    operand_count(operands, 3)?;
+    let pred = array(operands[0], "pred")?;
+    element_type_is(pred.element_type, pred.element_type.is_pred(), "pred", "pred")?;
+    let (on_true, on_false) = (operands[1], operands[2]);
+    if !on_true.compatible(on_false) {
+        return Err(format!("on_true and on_false must have the same shape, got {on_true} and {on_false}"));
+    }
+    match on_true {
+        Shape::Array(t) if !pred.is_scalar() && pred.dims != t.dims => {
+            Err(format!("pred has shape {pred} but on_true has {t}; pred must match it or be a scalar"))
+        }
+        Shape::Array(_) => Ok(on_true.clone()),
+        _ if !pred.is_scalar() => Err(format!("selecting between tuples needs a scalar pred, got {pred}")),
+        _ => Ok(on_true.clone()),
+    }
+}
+
+/// Clamp(min, operand, max): min and max have the operand's shape or are
+/// scalars, all of one element type (complex has no order).
+pub fn clamp(operands: &[&Shape]) -> Check<Shape> {
+    operand_count(operands, 3)?;
+    let min = array(operands[0], "min")?;
+    let x = array(operands[1], "operand")?;
+    let max = array(operands[2], "max")?;
+    same_element_type(min, x, "min and operand")?;
+    same_element_type(max, x, "max and operand")?;
+    element_type_is(x.element_type, !x.element_type.is_complex(), "operand", "a type with an order (not complex)")?;
+    for (bound, name) in [(min, "min"), (max, "max")] {
+        if !bound.is_scalar() && bound.dims != x.dims {
+            return Err(format!("{name} has shape {bound}; it must be a scalar or have the operand's shape {x}"));
+        }
+    }
+    Ok(Shape::Array(x.clone()))
+}
+
+/// ConvertElementType: any array to any element type, same dimensions.
+pub fn convert(new_element_type: ElementType, operands: &[&Shape]) -> Check<Shape> {
+    operand_count(operands, 1)?;
+    let a = array(operands[0], "operand")?;
+    Ok(Shape::Array(a.with_element_type(new_element_type)))
+}
+
+/// BitcastConvertType: equal widths keep the dimensions; a narrower target
+/// adds a minor dimension of size B/B'; a wider one drops a minor dimension
+/// that must be B'/B. Real and complex types do not mix (as XLA), and pred
+/// has no defined bit pattern beyond 0/1.
+pub fn bitcast_convert(new_element_type: ElementType, operands: &[&Shape]) -> Check<Shape> {
+    operand_count(operands, 1)?;
+    let a = array(operands[0], "operand")?;
+    let (from, to) = (a.element_type, new_element_type);
+    if from.is_pred() || to.is_pred() {
+        return Err("BitcastConvertType does not convert to or from pred".into());
+    }
+    if from.is_complex() != to.is_complex() {
+        return Err(format!("BitcastConvertType does not convert between complex and real types ({from} => {to})"));
+    }
+    let (b, b2) = (from.byte_width() as i64, to.byte_width() as i64);
+    let mut dims = a.dims.clone();
+    if b > b2 {
+        dims.push(b / b2);
+    } else if b2 > b {
+        match dims.last() {
+            Some(&last) if last == b2 / b => {
+                dims.pop();
+            }
+            _ => return Err(format!("converting {from} to the wider {to} needs a last dimension of size {}, operand is {a}", b2 / b)),
+        }
+    }
+    Ok(Shape::array(to, dims))
+}
+
+/// ReducePrecision: a real floating-point array; at least one exponent bit,
+/// no negative mantissa bits.
+pub fn reduce_precision(exponent_bits: i64, mantissa_bits: i64, operands: &[&Shape]) -> Check<Shape> {
+    operand_count(operands, 1)?;
+    let a = array(operands[0], "operand")?;
+    element_type_is(a.element_type, a.element_type.is_float(), "operand", "a floating-point type")?;
+    if exponent_bits < 1 {
+        return Err(format!("exponent_bits is {exponent_bits}; it must be at least 1"));
+    }
+    if mantissa_bits < 0 {
+        return Err(format!("mantissa_bits is {mantissa_bits}; it must not be negative"));
+    }
+    Ok(Shape::Array(a.clone()))
+}

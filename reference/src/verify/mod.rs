@@ -1,0 +1,296 @@
+//! The verifier: shape inference with every "must" of the document checked.
+//!
+//! `verify` walks the call graph (callees first, recursion rejected), infers
+//! each instruction's shape from its operands' shapes and attributes, checks
+//! declared shapes and the element-count limit, and returns a
+//! [`VerifiedModule`]: the only thing engines accept.
+//!
+//! Each op family's rules live in the file named after it, mirroring `eval/`.
+
+mod batch_norm;
+mod collectives;
+mod control;
+mod conv;
+mod dot;
+mod elementwise;
+mod fft;
+mod indexing;
+mod linalg;
+mod reduce;
+pub mod rules;
+mod shape_ops;
+mod sort;
+mod world;
+
+use crate::error::VerifyError;
+use crate::ir::{Computation, ComputationId, Instruction, Module, Op};
+use crate::types::Shape;
+
+/// Limits and world facts the verifier checks against.
+#[derive(Clone, Debug)]
+pub struct VerifyOptions {
+    /// Largest number of elements of any value (default 2^28).
+    pub max_elements: i64,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> Self {
+        VerifyOptions { max_elements: 1 << 28 }
+    }
+}
+
+/// A computation's type: its parameter shapes and its result shape.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Signature {
+    pub params: Vec<Shape>,
+    pub result: Shape,
+}
+
+/// A module that passed verification, with every instruction's shape.
+#[derive(Clone, Debug)]
+pub struct VerifiedModule {
+    module: Module,
+    shapes: Vec<Vec<Shape>>,
+    signatures: Vec<Signature>,
+}
+
+impl VerifiedModule {
+    pub fn module(&self) -> &Module {
+        &self.module
+    }
+
+    pub fn computation(&self, id: ComputationId) -> &Computation {
+        &self.module.computations[id]
+    }
+
+    /// The inferred shape of an instruction.
+    pub fn shape(&self, computation: ComputationId, instruction: usize) -> &Shape {
+        &self.shapes[computation][instruction]
+    }
+
+    pub fn signature(&self, computation: ComputationId) -> &Signature {
+        &self.signatures[computation]
+    }
+
+    pub fn entry(&self) -> ComputationId {
+        self.module.entry
+    }
+
+    pub fn entry_signature(&self) -> &Signature {
+        &self.signatures[self.module.entry]
+    }
+}
+
+/// What inference of one instruction may look at besides its operands.
+pub struct Ctx<'a> {
+    pub module: &'a Module,
+    signatures: &'a [Option<Signature>],
+    pub options: &'a VerifyOptions,
+}
+
+impl Ctx<'_> {
+    /// The signature of a called computation (already verified: callees first).
+    pub fn signature(&self, id: ComputationId) -> Result<&Signature, String> {
+        self.signatures.get(id).and_then(Option::as_ref).ok_or_else(|| "called computation is not verified".to_string())
+    }
+
+    pub fn computation_name(&self, id: ComputationId) -> &str {
+        self.module.computations.get(id).map_or("?", |c| c.name.as_str())
+    }
+}
+
+/// Verifies a module.
+pub fn verify(module: Module, options: &VerifyOptions) -> Result<VerifiedModule, VerifyError> {
+    let order = call_order(&module)?;
+    let mut signatures: Vec<Option<Signature>> = vec![None; module.computations.len()];
+    let mut shapes: Vec<Vec<Shape>> = vec![Vec::new(); module.computations.len()];
+    for id in order {
+        let ctx = Ctx { module: &module, signatures: &signatures, options };
+        let (comp_shapes, sig) = verify_computation(&module.computations[id], &ctx)?;
+        shapes[id] = comp_shapes;
+        signatures[id] = Some(sig);
+    }
+    let signatures = signatures.into_iter().map(|s| s.unwrap_or(Signature { params: vec![], result: Shape::Tuple(vec![]) })).collect();
+    Ok(VerifiedModule { module, shapes, signatures })
+}
+
+/// Computations in an order where every callee precedes its callers;
+/// recursion (a cycle in the call graph) is an error.
+fn call_order(module: &Module) -> Result<Vec<ComputationId>, VerifyError> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        New,
+        Active,
+        Done,
+    }
+    let n = module.computations.len();
+    let mut marks = vec![Mark::New; n];
+    let mut order = Vec::with_capacity(n);
+    // Iterative DFS: a deep call chain must not exhaust the stack.
+    for start in 0..n {
+        if marks[start] != Mark::New {
+            continue;
+        }
+        let mut stack: Vec<(ComputationId, Vec<(ComputationId, usize)>)> = vec![(start, callees(&module.computations[start]))];
+        marks[start] = Mark::Active;
+        while let Some((id, pending)) = stack.last_mut() {
+            let id = *id;
+            match pending.pop() {
+                None => {
+                    marks[id] = Mark::Done;
+                    order.push(id);
+                    stack.pop();
+                }
+                Some((callee, instr)) => match marks.get(callee).copied() {
+                    Some(Mark::Active) => {
+                        let c = &module.computations[id];
+                        let i = &c.instructions[instr];
+                        return Err(VerifyError {
+                            computation: c.name.clone(),
+                            instruction: i.name.clone(),
+                            op: i.op.name().into(),
+                            rule: format!(
+                                "recursion: computation `{}` is called while it is being called (XLA computations may not recurse)",
+                                module.computations[callee].name
+                            ),
+                        });
+                    }
+                    Some(Mark::New) => {
+                        marks[callee] = Mark::Active;
+                        let next = callees(&module.computations[callee]);
+                        stack.push((callee, next));
+                    }
+                    _ => {}
+                },
+            }
+        }
+    }
+    Ok(order)
+}
+
+fn callees(c: &Computation) -> Vec<(ComputationId, usize)> {
+    c.instructions
+        .iter()
+        .enumerate()
+        .flat_map(|(i, instr)| instr.op.called_computations().into_iter().map(move |callee| (callee, i)))
+        .collect()
+}
+
+fn verify_computation(c: &Computation, ctx: &Ctx) -> Result<(Vec<Shape>, Signature), VerifyError> {
+    let mut shapes: Vec<Shape> = Vec::with_capacity(c.instructions.len());
+    for instr in &c.instructions {
+        let error =
+            |rule: String| VerifyError { computation: c.name.clone(), instruction: instr.name.clone(), op: instr.op.name().into(), rule };
+        let operand_shapes: Vec<&Shape> = instr.operands.iter().map(|&o| &shapes[o]).collect();
+        let shape = infer_instruction(instr, &operand_shapes, ctx).map_err(error)?;
+        if let (Some(declared), false) = (&instr.declared_shape, matches!(instr.op, Op::Parameter { .. })) {
+            if !declared.compatible(&shape) {
+                return Err(error(format!("declared shape {declared} does not match the inferred shape {shape}")));
+            }
+        }
+        let total = shape.total_elements();
+        if total > ctx.options.max_elements {
+            return Err(error(format!(
+                "shape {shape} has {total} elements, more than the limit of {} (raise it with --max-elements)",
+                ctx.options.max_elements
+            )));
+        }
+        shapes.push(shape);
+    }
+    let params = shapes[..c.param_count].to_vec();
+    let result = shapes[c.root].clone();
+    Ok((shapes, Signature { params, result }))
+}
+
+fn infer_instruction(instr: &Instruction, operands: &[&Shape], ctx: &Ctx) -> Result<Shape, String> {
+    match &instr.op {
+        Op::Parameter { .. } => instr.declared_shape.clone().ok_or_else(|| "a parameter needs a shape".to_string()),
+        op => infer(op, operands, ctx),
+    }
+}
+
+/// Infers the result shape of `op` applied to operands of the given shapes,
+/// or says which rule of the document is broken.
+pub fn infer(op: &Op, operands: &[&Shape], ctx: &Ctx) -> Result<Shape, String> {
+    match op {
+        Op::Parameter { .. } => Err("parameters are declared in `params`".into()),
+        Op::Constant { literal } => Ok(literal.shape()),
+        Op::Unary(u) => elementwise::unary(*u, operands),
+        Op::Binary { op, broadcast_dimensions } => elementwise::binary(*op, broadcast_dimensions.as_deref(), operands),
+        Op::Compare { direction, total_order, broadcast_dimensions } => {
+            elementwise::compare(*direction, *total_order, broadcast_dimensions.as_deref(), operands)
+        }
+        Op::Select => elementwise::select(operands),
+        Op::Clamp => elementwise::clamp(operands),
+        Op::ConvertElementType { new_element_type } => elementwise::convert(*new_element_type, operands),
+        Op::BitcastConvertType { new_element_type } => elementwise::bitcast_convert(*new_element_type, operands),
+        Op::ReducePrecision { exponent_bits, mantissa_bits } => elementwise::reduce_precision(*exponent_bits, *mantissa_bits, operands),
+
+        Op::Broadcast { broadcast_sizes } => shape_ops::broadcast(broadcast_sizes, operands),
+        Op::BroadcastInDim { out_dim_size, broadcast_dimensions } => {
+            shape_ops::broadcast_in_dim(out_dim_size, broadcast_dimensions, operands)
+        }
+        Op::Reshape { dimensions, new_sizes } => shape_ops::reshape(dimensions.as_deref(), new_sizes, operands),
+        Op::Collapse { dimensions } => shape_ops::collapse(dimensions, operands),
+        Op::Transpose { permutation } => shape_ops::transpose(permutation, operands),
+        Op::Rev { dimensions } => shape_ops::rev(dimensions, operands),
+        Op::Slice { start_indices, limit_indices, strides } => shape_ops::slice(start_indices, limit_indices, strides, operands),
+        Op::ConcatInDim { dimension } => shape_ops::concat_in_dim(*dimension, operands),
+        Op::Pad { padding_config } => shape_ops::pad(padding_config, operands),
+        Op::Iota { shape, iota_dimension } => shape_ops::iota(shape, *iota_dimension, operands),
+        Op::Tuple => shape_ops::tuple(operands),
+        Op::GetTupleElement { index } => shape_ops::get_tuple_element(*index, operands),
+
+        Op::DynamicSlice { slice_sizes } => indexing::dynamic_slice(slice_sizes, operands),
+        Op::DynamicUpdateSlice => indexing::dynamic_update_slice(operands),
+        Op::Gather(dims) => indexing::gather(dims, operands),
+        Op::Scatter { dims, update_computation } => indexing::scatter(dims, *update_computation, operands, ctx),
+
+        Op::Reduce { computation, dimensions } => reduce::reduce(*computation, dimensions, operands, ctx),
+        Op::ReduceWindow { computation, window } => reduce::reduce_window(*computation, window, operands, ctx),
+        Op::SelectAndScatter { select, scatter, window } => reduce::select_and_scatter(*select, *scatter, window, operands, ctx),
+        Op::Map { computation, dimensions } => reduce::map(*computation, dimensions.as_deref(), operands, ctx),
+
+        Op::Sort { comparator, dimension, is_stable: _ } => sort::sort(*comparator, *dimension, operands, ctx),
+        Op::TopK { k, largest: _ } => sort::top_k(*k, operands),
+
+        Op::Dot { preferred_element_type } => dot::dot(*preferred_element_type, operands),
+        Op::DotGeneral { dimension_numbers, preferred_element_type } => {
+            dot::dot_general(dimension_numbers, *preferred_element_type, operands)
+        }
+        Op::Conv(attrs) => conv::conv(attrs, operands),
+        Op::Fft { fft_type, fft_length } => fft::fft(*fft_type, fft_length, operands),
+        Op::Cholesky { .. } => linalg::cholesky(operands),
+        Op::TriangularSolve { left_side, .. } => linalg::triangular_solve(*left_side, operands),
+        Op::BatchNormTraining { feature_index, .. } => batch_norm::training(*feature_index, operands),
+        Op::BatchNormInference { feature_index, .. } => batch_norm::inference(*feature_index, operands),
+        Op::BatchNormGrad { feature_index, .. } => batch_norm::grad(*feature_index, operands),
+
+        Op::Call { computation } => control::call(*computation, operands, ctx),
+        Op::Conditional(form) => control::conditional(form, operands, ctx),
+        Op::While { condition, body } => control::while_loop(*condition, *body, operands, ctx),
+        Op::OptimizationBarrier => control::optimization_barrier(operands),
+        Op::AfterAll => control::after_all(operands),
+
+        Op::ReplicaId
+        | Op::AllGather { .. }
+        | Op::AllReduce { .. }
+        | Op::AllToAll { .. }
+        | Op::CollectivePermute { .. }
+        | Op::ReduceScatter { .. }
+        | Op::CrossReplicaSum { .. } => collectives::infer(op, operands, ctx),
+
+        Op::RngUniform { .. }
+        | Op::RngNormal { .. }
+        | Op::RngBitGenerator { .. }
+        | Op::Infeed { .. }
+        | Op::Outfeed { .. }
+        | Op::Send { .. }
+        | Op::SendDone { .. }
+        | Op::Recv { .. }
+        | Op::RecvDone { .. }
+        | Op::CustomCall { .. }
+        | Op::GetDimensionSize { .. }
+        | Op::SetDimensionSize { .. } => world::infer(op, operands, ctx),
+    }
+}

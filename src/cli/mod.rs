@@ -1,0 +1,72 @@
+//! The `xlaref` command line: one file per subcommand.
+
+mod check;
+mod eval;
+mod verify;
+
+use std::time::{Duration, Instant};
+
+use clap::{Args, Parser, Subcommand};
+use xlaref_reference::eval::Limits;
+
+use crate::harness::case::RunOptions;
+
+/// Exit status for bad input: unreadable files, malformed JSON, modules the
+/// document forbids, arguments that do not fit.
+pub const EXIT_BAD_INPUT: i32 = 2;
+/// Exit status for a run error or a failed check.
+pub const EXIT_FAILURE: i32 = 1;
+
+#[derive(Parser, Debug)]
+#[command(name = "xlaref", version, about = "The executable specification of XLA's operation semantics")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Evaluate a module on arguments and print the result as a typed literal.
+    Eval(eval::EvalArgs),
+    /// Run every case in the given files or directories and report failures.
+    Check(check::CheckArgs),
+    /// Print each instruction's inferred shape, or the first verification error.
+    Verify(verify::VerifyArgs),
+}
+
+/// Bounds on every run, so no input can hang the tool or exhaust memory.
+#[derive(Args, Debug, Clone)]
+pub struct LimitArgs {
+    /// Largest number of elements of any value.
+    #[arg(long, default_value_t = 1 << 28)]
+    pub max_elements: i64,
+    /// Most iterations of any While loop.
+    #[arg(long, default_value_t = 10_000_000)]
+    pub max_while_trips: u64,
+    /// Wall-clock limit per run, in seconds.
+    #[arg(long)]
+    pub timeout: Option<f64>,
+}
+
+impl LimitArgs {
+    pub fn run_options(&self) -> RunOptions {
+        let deadline = self.timeout.map(|s| Instant::now() + Duration::from_secs_f64(s.clamp(0.0, 1e9)));
+        RunOptions {
+            limits: Limits { max_elements: self.max_elements, max_while_trips: self.max_while_trips, deadline, ..Limits::default() },
+        }
+    }
+}
+
+/// Runs the command line; returns the process exit status.
+pub fn main_with(cli: Cli) -> i32 {
+    match cli.command {
+        Command::Eval(a) => eval::run(a),
+        Command::Check(a) => check::run(a),
+        Command::Verify(a) => verify::run(a),
+    }
+}
+
+/// Reads a file as text, or explains why not.
+pub fn read_text(path: &str) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))
+}

@@ -1,0 +1,51 @@
+//! `xlaref verify MODULE.json`: each instruction's inferred shape, or the
+//! first error.
+
+use clap::Args;
+use xlaref_reference::json::{self, ReadOptions};
+use xlaref_reference::verify::{self, VerifyOptions};
+
+use super::{read_text, EXIT_BAD_INPUT};
+
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// The module (xla-json/1).
+    pub module: String,
+    /// Largest number of elements of any value.
+    #[arg(long, default_value_t = 1 << 28)]
+    pub max_elements: i64,
+}
+
+pub fn run(a: VerifyArgs) -> i32 {
+    let text = match read_text(&a.module) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_BAD_INPUT;
+        }
+    };
+    let module = match json::parse_module(&text, ReadOptions { max_elements: a.max_elements }) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("read error: {e}");
+            return EXIT_BAD_INPUT;
+        }
+    };
+    match verify::verify(module, &VerifyOptions { max_elements: a.max_elements }) {
+        Ok(vm) => {
+            for (id, c) in vm.module().computations.iter().enumerate() {
+                let entry = if id == vm.entry() { " (entry)" } else { "" };
+                println!("computation {}{entry}:", c.name);
+                for (i, instr) in c.instructions.iter().enumerate() {
+                    let root = if i == c.root { "ROOT " } else { "" };
+                    println!("  {root}{} = {} : {}", instr.name, instr.op.name(), vm.shape(id, i));
+                }
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("verify error: {e}");
+            EXIT_BAD_INPUT
+        }
+    }
+}

@@ -1,0 +1,255 @@
+//! Cases (FORMAT.md §4): reading case files, running a case on an engine,
+//! and judging the outcome.
+
+use std::path::Path as FsPath;
+
+use serde_json::{Map, Value};
+use xlaref_reference::eval::{Env, Limits};
+use xlaref_reference::json::{self, Path, ReadOptions};
+use xlaref_reference::literal::Literal;
+use xlaref_reference::verify::{self, VerifyOptions};
+
+use super::compare::{compare, Tolerance};
+use super::engine::Engine;
+
+/// What a case says must come out.
+#[derive(Clone, Debug)]
+pub enum Expected {
+    Value(Literal),
+    /// The run must fail with a message containing this text (any case).
+    Error(String),
+    /// One result per replica.
+    PerReplica(Vec<Literal>),
+}
+
+/// One case.
+#[derive(Clone, Debug)]
+pub struct Case {
+    pub name: String,
+    pub source: Option<String>,
+    /// The module as written: a JSON module object or HLO text.
+    pub module: Value,
+    pub args: Vec<Literal>,
+    pub replicas: usize,
+    pub replica_args: Option<Vec<Vec<Literal>>>,
+    pub expected: Expected,
+    pub tolerance: Option<Tolerance>,
+    pub infeed: Vec<Literal>,
+    pub outfeed: Option<Vec<Literal>>,
+    pub seed: Option<u64>,
+    pub implementation_defined: bool,
+}
+
+/// Limits for reading, verifying and running cases.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    pub limits: Limits,
+}
+
+impl RunOptions {
+    pub fn read_options(&self) -> ReadOptions {
+        ReadOptions { max_elements: self.limits.max_elements }
+    }
+    pub fn verify_options(&self) -> VerifyOptions {
+        VerifyOptions { max_elements: self.limits.max_elements }
+    }
+}
+
+const CASE_KEYS: [&str; 15] = [
+    "format",
+    "name",
+    "source",
+    "module",
+    "args",
+    "expected",
+    "tolerance",
+    "replicas",
+    "replica_args",
+    "expected_per_replica",
+    "infeed",
+    "outfeed",
+    "seed",
+    "implementation_defined",
+    "comment",
+];
+
+/// Reads every case of a file's JSON: one case, or `{"cases": [...]}`. Each
+/// entry is the case or why it could not be read (named by its position).
+pub fn read_cases(doc: &Value, file: &str, options: &RunOptions) -> Vec<(String, Result<Case, String>)> {
+    let fallback = |i: Option<usize>| match i {
+        Some(i) => format!("{file}#{i}"),
+        None => file.to_string(),
+    };
+    match doc.get("cases") {
+        Some(Value::Array(list)) => list
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let path = Path::new(format!("cases[{i}]"));
+                let name = c.get("name").and_then(Value::as_str).map(String::from).unwrap_or_else(|| fallback(Some(i)));
+                (name, read_case(c, &path, options))
+            })
+            .collect(),
+        Some(_) => vec![(fallback(None), Err("`cases` must be a list".into()))],
+        None => {
+            let name = doc.get("name").and_then(Value::as_str).map(String::from).unwrap_or_else(|| fallback(None));
+            vec![(name, read_case(doc, &Path::root(), options))]
+        }
+    }
+}
+
+fn literal_list(v: Option<&Value>, path: &Path, max: i64) -> Result<Vec<Literal>, String> {
+    let Some(v) = v else { return Ok(vec![]) };
+    let list = v.as_array().ok_or_else(|| format!("{}: expected a list of typed literals", path.as_str()))?;
+    list.iter().enumerate().map(|(i, x)| json::read_typed_literal(x, &path.index(i), max).map_err(|e| e.to_string())).collect()
+}
+
+/// Reads one case object.
+pub fn read_case(v: &Value, path: &Path, options: &RunOptions) -> Result<Case, String> {
+    let obj: &Map<String, Value> = v.as_object().ok_or("a case must be a JSON object")?;
+    for key in obj.keys() {
+        if !CASE_KEYS.contains(&key.as_str()) {
+            return Err(format!("{}: unknown case key `{key}`", path.key(key).as_str()));
+        }
+    }
+    if let Some(f) = obj.get("format") {
+        if f.as_str() != Some("xla-json/1") {
+            return Err(format!("unsupported format {f}"));
+        }
+    }
+    let max = options.limits.max_elements;
+    let name = obj.get("name").and_then(Value::as_str).unwrap_or("(unnamed)").to_string();
+    let module = obj.get("module").cloned().ok_or("a case needs a `module`")?;
+    let args = literal_list(obj.get("args"), &path.key("args"), max)?;
+    let replicas = match obj.get("replicas") {
+        None => 1,
+        Some(r) => r.as_u64().filter(|&n| (1..=1024).contains(&n)).ok_or("`replicas` must be an integer in [1, 1024]")? as usize,
+    };
+    let replica_args = match obj.get("replica_args") {
+        None => None,
+        Some(v) => {
+            let p = path.key("replica_args");
+            let lists = v.as_array().ok_or("`replica_args` is a list of argument lists")?;
+            Some(lists.iter().enumerate().map(|(i, l)| literal_list(Some(l), &p.index(i), max)).collect::<Result<Vec<_>, _>>()?)
+        }
+    };
+    let expected = match (obj.get("expected"), obj.get("expected_per_replica")) {
+        (Some(e), _) if e.get("error").is_some() => {
+            let text = e.get("error").and_then(Value::as_str).ok_or("`expected.error` must be a string")?;
+            Expected::Error(text.to_string())
+        }
+        (Some(e), None) => Expected::Value(json::read_typed_literal(e, &path.key("expected"), max).map_err(|e| e.to_string())?),
+        (_, Some(list)) => Expected::PerReplica(literal_list(Some(list), &path.key("expected_per_replica"), max)?),
+        (None, None) => return Err("a case needs `expected` or `expected_per_replica`".into()),
+    };
+    let tolerance = obj.get("tolerance").map(Tolerance::from_json).transpose()?;
+    let infeed = literal_list(obj.get("infeed"), &path.key("infeed"), max)?;
+    let outfeed = match obj.get("outfeed") {
+        None => None,
+        Some(v) => Some(literal_list(Some(v), &path.key("outfeed"), max)?),
+    };
+    let seed = match obj.get("seed") {
+        None => None,
+        Some(s) => Some(s.as_u64().ok_or("`seed` must be a non-negative integer")?),
+    };
+    let implementation_defined = obj.get("implementation_defined").and_then(Value::as_bool).unwrap_or(false);
+    Ok(Case {
+        name,
+        source: obj.get("source").and_then(Value::as_str).map(String::from),
+        module,
+        args,
+        replicas,
+        replica_args,
+        expected,
+        tolerance,
+        infeed,
+        outfeed,
+        seed,
+        implementation_defined,
+    })
+}
+
+/// What running a case produced.
+#[derive(Debug)]
+pub struct Outcome {
+    pub result: Result<Literal, String>,
+    pub outfeed: Vec<Literal>,
+}
+
+/// Reads, verifies and runs a case's module on one engine.
+pub fn run_case(case: &Case, engine: &dyn Engine, options: &RunOptions) -> Outcome {
+    let mut env = Env::new(options.limits.clone());
+    env.seed = case.seed.unwrap_or(0);
+    env.infeed = case.infeed.iter().cloned().collect();
+    let result = (|| {
+        if case.replicas > 1 || case.replica_args.is_some() {
+            return Err("multi-replica cases are not supported yet".to_string());
+        }
+        let module = match &case.module {
+            Value::String(_) => return Err("HLO text modules are not supported yet".to_string()),
+            m => json::read_module(m, &Path::new("module"), options.read_options()).map_err(|e| format!("read error: {e}"))?,
+        };
+        let verified = verify::verify(module, &options.verify_options()).map_err(|e| format!("verify error: {e}"))?;
+        engine.run(&verified, case.args.clone(), &mut env).map_err(|e| format!("run error: {e}"))
+    })();
+    Outcome { result, outfeed: env.outfeed }
+}
+
+/// Judges an outcome against the case: `Ok` or the reason it fails.
+pub fn judge(case: &Case, outcome: &Outcome) -> Result<(), String> {
+    match (&case.expected, &outcome.result) {
+        (Expected::Error(text), Err(message)) => {
+            if message.to_lowercase().contains(&text.to_lowercase()) {
+                Ok(())
+            } else {
+                Err(format!("expected an error containing \"{text}\", got: {message}"))
+            }
+        }
+        (Expected::Error(text), Ok(value)) => {
+            Err(format!("expected an error containing \"{text}\", but the run succeeded with shape {}", value.shape()))
+        }
+        (_, Err(message)) => Err(message.clone()),
+        (Expected::Value(expected), Ok(actual)) => {
+            if let Some(m) = compare(actual, expected, case.tolerance.as_ref()) {
+                return Err(m.to_string());
+            }
+            judge_outfeed(case, outcome)
+        }
+        (Expected::PerReplica(_), Ok(_)) => Err("multi-replica cases are not supported yet".into()),
+    }
+}
+
+fn judge_outfeed(case: &Case, outcome: &Outcome) -> Result<(), String> {
+    let Some(expected) = &case.outfeed else { return Ok(()) };
+    if expected.len() != outcome.outfeed.len() {
+        return Err(format!("outfeed: expected {} values, got {}", expected.len(), outcome.outfeed.len()));
+    }
+    for (i, (a, e)) in outcome.outfeed.iter().zip(expected).enumerate() {
+        if let Some(m) = compare(a, e, case.tolerance.as_ref()) {
+            return Err(format!("outfeed[{i}]: {m}"));
+        }
+    }
+    Ok(())
+}
+
+/// Every `.json` file under a path (the path itself if it is a file), sorted.
+pub fn case_files(path: &FsPath) -> std::io::Result<Vec<std::path::PathBuf>> {
+    let mut out = Vec::new();
+    if path.is_file() {
+        out.push(path.to_path_buf());
+        return Ok(out);
+    }
+    let mut stack = vec![path.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let p = entry?.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == "json") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}

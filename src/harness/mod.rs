@@ -1,0 +1,6 @@
+//! The test harness shared by the CLI, the tests and the fuzzers: cases,
+//! the comparison of results, and the engine interface.
+
+pub mod case;
+pub mod compare;
+pub mod engine;

@@ -1,0 +1,4 @@
+//! The xlaref harness and CLI: cases, result comparison, engines, commands.
+
+pub mod cli;
+pub mod harness;
