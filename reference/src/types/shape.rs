@@ -183,6 +183,10 @@ struct ShapeParser<'a> {
 /// Tuples nest at most this deep, so no shape text can exhaust the stack.
 const MAX_TUPLE_DEPTH: usize = 64;
 
+/// The most dimensions an array may have (far beyond real programs; keeps
+/// every recursion over dimensions shallow).
+pub const MAX_RANK: usize = 64;
+
 impl ShapeParser<'_> {
     fn skip_ws(&mut self) {
         while self.pos < self.s.len() && self.s[self.pos].is_ascii_whitespace() {
@@ -255,6 +259,9 @@ impl ShapeParser<'_> {
                 };
                 dims.push(self.integer()?);
                 dynamic.push(is_dynamic);
+                if dims.len() > MAX_RANK {
+                    return Err(format!("more than {MAX_RANK} dimensions"));
+                }
                 if self.eat(b']') {
                     break;
                 }

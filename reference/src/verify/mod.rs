@@ -188,6 +188,9 @@ fn verify_computation(c: &Computation, ctx: &Ctx) -> Result<(Vec<Shape>, Signatu
                 return Err(error(format!("declared shape {declared} does not match the inferred shape {shape}")));
             }
         }
+        if let Some(rank) = deepest_rank(&shape).filter(|&r| r > crate::types::shape::MAX_RANK) {
+            return Err(error(format!("result has {rank} dimensions, more than the limit of {}", crate::types::shape::MAX_RANK)));
+        }
         let total = shape.total_elements();
         if total > ctx.options.max_elements {
             return Err(error(format!(
@@ -200,6 +203,15 @@ fn verify_computation(c: &Computation, ctx: &Ctx) -> Result<(Vec<Shape>, Signatu
     let params = shapes[..c.param_count].to_vec();
     let result = shapes[c.root].clone();
     Ok((shapes, Signature { params, result }))
+}
+
+/// The largest rank of any array in the shape.
+fn deepest_rank(shape: &Shape) -> Option<usize> {
+    match shape {
+        Shape::Array(a) => Some(a.rank()),
+        Shape::Tuple(t) => t.iter().filter_map(deepest_rank).max(),
+        Shape::Token => None,
+    }
 }
 
 fn infer_instruction(instr: &Instruction, operands: &[&Shape], ctx: &Ctx) -> Result<Shape, String> {
