@@ -191,6 +191,9 @@ fn verify_computation(c: &Computation, ctx: &Ctx) -> Result<(Vec<Shape>, Signatu
         if let Some(rank) = deepest_rank(&shape).filter(|&r| r > crate::types::shape::MAX_RANK) {
             return Err(error(format!("result has {rank} dimensions, more than the limit of {}", crate::types::shape::MAX_RANK)));
         }
+        if tuple_depth(&shape) > MAX_TUPLE_DEPTH {
+            return Err(error(format!("tuples nest deeper than {MAX_TUPLE_DEPTH}")));
+        }
         let total = shape.total_elements();
         if total > ctx.options.max_elements {
             return Err(error(format!(
@@ -203,6 +206,17 @@ fn verify_computation(c: &Computation, ctx: &Ctx) -> Result<(Vec<Shape>, Signatu
     let params = shapes[..c.param_count].to_vec();
     let result = shapes[c.root].clone();
     Ok((shapes, Signature { params, result }))
+}
+
+/// Tuples nest at most this deep (operands were checked, so the recursion
+/// below is shallow).
+const MAX_TUPLE_DEPTH: usize = 64;
+
+fn tuple_depth(shape: &Shape) -> usize {
+    match shape {
+        Shape::Tuple(t) => 1 + t.iter().map(tuple_depth).max().unwrap_or(0),
+        _ => 0,
+    }
 }
 
 /// The largest rank of any array in the shape.
