@@ -105,7 +105,7 @@ pub fn check_arguments(module: &VerifiedModule, args: &[Literal]) -> Result<(), 
 pub struct Interpreter<'a> {
     pub module: &'a VerifiedModule,
     pub env: &'a mut Env,
-    depth: usize,
+    pub(crate) depth: usize,
 }
 
 impl Interpreter<'_> {

@@ -4,28 +4,53 @@
 //!
 //! Ops call [`ScalarComputation::call`] with scalar arguments and get the
 //! scalar results (the elements of a returned tuple, or the one value).
+//!
+//! A computation made only of element-wise ops on scalars (what reducers and
+//! comparators almost always are) is run by a tiny register machine over
+//! [`Scalar`] values, with no allocation per call; anything else goes
+//! through the interpreter. Both apply the same element functions
+//! (`eval/element.rs`), so they cannot disagree.
 
+use std::cell::{OnceCell, RefCell};
+
+use half::{bf16, f16};
+use num_complex::Complex;
+
+use super::element::*;
 use super::{internal, Interpreter};
 use crate::error::RunError;
-use crate::ir::ComputationId;
-use crate::literal::Literal;
+use crate::ir::{BinaryOp, ComputationId, Direction, Op, UnaryOp};
+use crate::literal::{Data, Literal};
+use crate::numerics::complex as cx;
+use crate::numerics::convert::{FromNum, ToNum};
+use crate::numerics::f8::{F8E4M3FN, F8E5M2};
+use crate::numerics::float::Float;
+use crate::numerics::int::Int;
 use crate::scalar::Scalar;
+use crate::types::{ElementType, Shape};
+use crate::verify::VerifiedModule;
 
 /// A computation of scalars to scalars, ready to be called many times.
 pub struct ScalarComputation {
     id: ComputationId,
+    program: OnceCell<Option<Program>>,
+    registers: RefCell<Vec<Scalar>>,
 }
 
 impl ScalarComputation {
     pub fn new(id: ComputationId) -> ScalarComputation {
-        ScalarComputation { id }
+        ScalarComputation { id, program: OnceCell::new(), registers: RefCell::new(Vec::new()) }
     }
 
     /// Applies the computation to `args`; its results replace `out`'s contents.
     pub fn call(&self, it: &mut Interpreter, args: &[Scalar], out: &mut Vec<Scalar>) -> Result<(), RunError> {
+        out.clear();
+        if let Some(program) = self.program.get_or_init(|| Program::compile(it.module, self.id)) {
+            let mut registers = self.registers.borrow_mut();
+            return program.run(args, &mut registers, out);
+        }
         let literals: Vec<Literal> = args.iter().map(|s| s.to_literal()).collect();
         let result = it.call(self.id, literals)?;
-        out.clear();
         collect(&result, out)
     }
 
@@ -47,4 +72,337 @@ fn collect(result: &Literal, out: &mut Vec<Scalar>) -> Result<(), RunError> {
         Literal::Token => return Err(internal("a scalar computation returned a token")),
     }
     Ok(())
+}
+
+/// One instruction of a scalar program; operands are register numbers
+/// (the instruction numbers of the computation).
+enum Step {
+    Param(usize),
+    Const(Scalar),
+    Unary(UnaryOp, usize),
+    Binary(BinaryOp, usize, usize),
+    Compare(Direction, bool, usize, usize),
+    Select(usize, usize, usize),
+    Clamp(usize, usize, usize),
+    Convert(ElementType, usize),
+    /// A value defined elsewhere (GetTupleElement of a Tuple, barriers).
+    Alias(usize),
+    /// Tuples are only bookkeeping: their elements stay in their registers.
+    Tuple,
+}
+
+struct Program {
+    steps: Vec<Step>,
+    /// Registers holding the results, in order.
+    outputs: Vec<usize>,
+}
+
+impl Program {
+    /// A program for the computation, if it only computes scalars with
+    /// element-wise ops.
+    fn compile(module: &VerifiedModule, id: ComputationId) -> Option<Program> {
+        let c = module.computation(id);
+        let is_scalar = |i: usize| module.shape(id, i).as_array().is_some_and(|a| a.is_scalar());
+        // For each tuple-valued instruction, the registers of its elements.
+        let mut tuples: Vec<Option<Vec<usize>>> = vec![None; c.instructions.len()];
+        let mut steps = Vec::with_capacity(c.instructions.len());
+        for (i, instr) in c.instructions.iter().enumerate() {
+            let o = &instr.operands;
+            let step = match &instr.op {
+                Op::Tuple => {
+                    if !o.iter().all(|&x| is_scalar(x)) {
+                        return None;
+                    }
+                    tuples[i] = Some(o.clone());
+                    Step::Tuple
+                }
+                Op::GetTupleElement { index } => Step::Alias(*tuples[o[0]].as_ref()?.get(*index as usize)?),
+                Op::OptimizationBarrier if is_scalar(o[0]) => Step::Alias(o[0]),
+                _ if !is_scalar(i) => return None,
+                Op::Parameter { number } => Step::Param(*number),
+                Op::Constant { literal } => Step::Const(Scalar::from_array(literal.as_array()?)?),
+                Op::Unary(u) => Step::Unary(*u, o[0]),
+                Op::Binary { op, .. } => Step::Binary(*op, o[0], o[1]),
+                Op::Compare { direction, total_order, .. } => Step::Compare(*direction, *total_order, o[0], o[1]),
+                Op::Select => Step::Select(o[0], o[1], o[2]),
+                Op::Clamp => Step::Clamp(o[0], o[1], o[2]),
+                Op::ConvertElementType { new_element_type } => Step::Convert(*new_element_type, o[0]),
+                _ => return None,
+            };
+            steps.push(step);
+        }
+        let outputs = match (&tuples[c.root], module.shape(id, c.root)) {
+            (Some(elems), _) => elems.clone(),
+            (None, Shape::Array(a)) if a.is_scalar() => vec![c.root],
+            _ => return None,
+        };
+        Some(Program { steps, outputs })
+    }
+
+    fn run(&self, args: &[Scalar], registers: &mut Vec<Scalar>, out: &mut Vec<Scalar>) -> Result<(), RunError> {
+        registers.clear();
+        for step in &self.steps {
+            let r = |k: usize| registers.get(k).copied().ok_or_else(|| internal("scalar program register"));
+            let value = match *step {
+                Step::Param(n) => args.get(n).copied().ok_or_else(|| internal("scalar program argument"))?,
+                Step::Const(s) => s,
+                Step::Unary(op, a) => unary(op, r(a)?)?,
+                Step::Binary(op, a, b) => binary(op, r(a)?, r(b)?)?,
+                Step::Compare(d, total, a, b) => Scalar::Pred(compare(d, total, r(a)?, r(b)?)?),
+                Step::Select(p, t, f) => {
+                    if r(p)?.as_pred().ok_or_else(|| internal("select predicate"))? {
+                        r(t)?
+                    } else {
+                        r(f)?
+                    }
+                }
+                Step::Clamp(lo, x, hi) => binary(BinaryOp::Min, binary(BinaryOp::Max, r(lo)?, r(x)?)?, r(hi)?)?,
+                Step::Convert(t, a) => convert(r(a)?, t),
+                Step::Alias(a) => r(a)?,
+                // Never read: GetTupleElement resolved to the element's register.
+                Step::Tuple => Scalar::Pred(false),
+            };
+            registers.push(value);
+        }
+        for &k in &self.outputs {
+            out.push(registers.get(k).copied().ok_or_else(|| internal("scalar program output"))?);
+        }
+        Ok(())
+    }
+}
+
+fn unsupported(op: &str, s: Scalar) -> RunError {
+    internal(&format!("{op} on {}", s.element_type()))
+}
+
+fn widen(z: Complex<f32>) -> Complex<f64> {
+    Complex::new(z.re as f64, z.im as f64)
+}
+fn narrow(z: Complex<f64>) -> Complex<f32> {
+    Complex::new(z.re as f32, z.im as f32)
+}
+
+/// One element-wise unary function on one scalar (same tables as arrays).
+pub fn unary(op: UnaryOp, s: Scalar) -> Result<Scalar, RunError> {
+    fn int<T: Int>(op: UnaryOp, x: T, s: Scalar) -> Result<T, RunError> {
+        Ok(int_unary::<T>(op).ok_or_else(|| unsupported(op.name(), s))?(x))
+    }
+    fn float<T: Float>(op: UnaryOp, x: T, s: Scalar) -> Result<T, RunError> {
+        Ok(float_unary::<T>(op).ok_or_else(|| unsupported(op.name(), s))?(x))
+    }
+    fn complex(op: UnaryOp, z: Complex<f64>, s: Scalar) -> Result<Complex<f64>, RunError> {
+        Ok(complex_unary(op).ok_or_else(|| unsupported(op.name(), s))?(z))
+    }
+    use Scalar as S;
+    if op == UnaryOp::IsFinite {
+        return Ok(S::Pred(match s {
+            S::F16(x) => x.is_finite(),
+            S::BF16(x) => x.is_finite(),
+            S::F32(x) => x.is_finite(),
+            S::F64(x) => x.is_finite(),
+            S::F8E4M3FN(x) => x.to_f64().is_finite(),
+            S::F8E5M2(x) => x.to_f64().is_finite(),
+            _ => return Err(unsupported(op.name(), s)),
+        }));
+    }
+    Ok(match (op, s) {
+        (UnaryOp::Abs, S::C64(z)) => S::F32(cx::abs(widen(z)) as f32),
+        (UnaryOp::Abs, S::C128(z)) => S::F64(cx::abs(z)),
+        (UnaryOp::Real, S::C64(z)) => S::F32(z.re),
+        (UnaryOp::Real, S::C128(z)) => S::F64(z.re),
+        (UnaryOp::Imag, S::C64(z)) => S::F32(z.im),
+        (UnaryOp::Imag, S::C128(z)) => S::F64(z.im),
+        (_, S::Pred(x)) => S::Pred(pred_unary(op).ok_or_else(|| unsupported(op.name(), s))?(x)),
+        (_, S::S8(x)) => S::S8(int(op, x, s)?),
+        (_, S::S16(x)) => S::S16(int(op, x, s)?),
+        (_, S::S32(x)) => S::S32(int(op, x, s)?),
+        (_, S::S64(x)) => S::S64(int(op, x, s)?),
+        (_, S::U8(x)) => S::U8(int(op, x, s)?),
+        (_, S::U16(x)) => S::U16(int(op, x, s)?),
+        (_, S::U32(x)) => S::U32(int(op, x, s)?),
+        (_, S::U64(x)) => S::U64(int(op, x, s)?),
+        (_, S::F16(x)) => S::F16(float(op, x, s)?),
+        (_, S::BF16(x)) => S::BF16(float(op, x, s)?),
+        (_, S::F32(x)) => S::F32(float(op, x, s)?),
+        (_, S::F64(x)) => S::F64(float(op, x, s)?),
+        (_, S::F8E4M3FN(x)) => S::F8E4M3FN(float(op, x, s)?),
+        (_, S::F8E5M2(x)) => S::F8E5M2(float(op, x, s)?),
+        (_, S::C64(z)) => S::C64(narrow(complex(op, widen(z), s)?)),
+        (_, S::C128(z)) => S::C128(complex(op, z, s)?),
+    })
+}
+
+/// One element-wise binary op on two scalars of one type.
+pub fn binary(op: BinaryOp, a: Scalar, b: Scalar) -> Result<Scalar, RunError> {
+    fn int<T: Int>(op: BinaryOp, x: T, y: T, s: Scalar) -> Result<T, RunError> {
+        Ok(int_binary::<T>(op).ok_or_else(|| unsupported(op.name(), s))?(x, y))
+    }
+    fn float<T: Float>(op: BinaryOp, x: T, y: T, s: Scalar) -> Result<T, RunError> {
+        Ok(float_binary::<T>(op).ok_or_else(|| unsupported(op.name(), s))?(x, y))
+    }
+    fn complex(op: BinaryOp, x: Complex<f64>, y: Complex<f64>, s: Scalar) -> Result<Complex<f64>, RunError> {
+        Ok(complex_binary(op).ok_or_else(|| unsupported(op.name(), s))?(x, y))
+    }
+    use Scalar as S;
+    Ok(match (a, b) {
+        (S::F32(x), S::F32(y)) if op == BinaryOp::Complex => S::C64(Complex::new(x, y)),
+        (S::F64(x), S::F64(y)) if op == BinaryOp::Complex => S::C128(Complex::new(x, y)),
+        (S::Pred(x), S::Pred(y)) => S::Pred(pred_binary(op).ok_or_else(|| unsupported(op.name(), a))?(x, y)),
+        (S::S8(x), S::S8(y)) => S::S8(int(op, x, y, a)?),
+        (S::S16(x), S::S16(y)) => S::S16(int(op, x, y, a)?),
+        (S::S32(x), S::S32(y)) => S::S32(int(op, x, y, a)?),
+        (S::S64(x), S::S64(y)) => S::S64(int(op, x, y, a)?),
+        (S::U8(x), S::U8(y)) => S::U8(int(op, x, y, a)?),
+        (S::U16(x), S::U16(y)) => S::U16(int(op, x, y, a)?),
+        (S::U32(x), S::U32(y)) => S::U32(int(op, x, y, a)?),
+        (S::U64(x), S::U64(y)) => S::U64(int(op, x, y, a)?),
+        (S::F16(x), S::F16(y)) => S::F16(float::<f16>(op, x, y, a)?),
+        (S::BF16(x), S::BF16(y)) => S::BF16(float::<bf16>(op, x, y, a)?),
+        (S::F32(x), S::F32(y)) => S::F32(float(op, x, y, a)?),
+        (S::F64(x), S::F64(y)) => S::F64(float(op, x, y, a)?),
+        (S::F8E4M3FN(x), S::F8E4M3FN(y)) => S::F8E4M3FN(float::<F8E4M3FN>(op, x, y, a)?),
+        (S::F8E5M2(x), S::F8E5M2(y)) => S::F8E5M2(float::<F8E5M2>(op, x, y, a)?),
+        (S::C64(x), S::C64(y)) => S::C64(narrow(complex(op, widen(x), widen(y), a)?)),
+        (S::C128(x), S::C128(y)) => S::C128(complex(op, x, y, a)?),
+        _ => return Err(internal("binary scalars of different types")),
+    })
+}
+
+/// One comparison of two scalars of one type.
+pub fn compare(direction: Direction, total_order: bool, a: Scalar, b: Scalar) -> Result<bool, RunError> {
+    fn with<T: Copy>(x: T, y: T, (d, lt, eq): (Direction, Cmp<T>, Cmp<T>)) -> bool {
+        decide(d, x, y, lt, eq)
+    }
+    use Scalar as S;
+    let ne = direction == Direction::Ne;
+    Ok(match (a, b) {
+        (S::Pred(x), S::Pred(y)) => with(x, y, ordered_compare(direction)),
+        (S::S8(x), S::S8(y)) => with(x, y, ordered_compare(direction)),
+        (S::S16(x), S::S16(y)) => with(x, y, ordered_compare(direction)),
+        (S::S32(x), S::S32(y)) => with(x, y, ordered_compare(direction)),
+        (S::S64(x), S::S64(y)) => with(x, y, ordered_compare(direction)),
+        (S::U8(x), S::U8(y)) => with(x, y, ordered_compare(direction)),
+        (S::U16(x), S::U16(y)) => with(x, y, ordered_compare(direction)),
+        (S::U32(x), S::U32(y)) => with(x, y, ordered_compare(direction)),
+        (S::U64(x), S::U64(y)) => with(x, y, ordered_compare(direction)),
+        (S::F16(x), S::F16(y)) => with(x, y, float_compare(direction, total_order)),
+        (S::BF16(x), S::BF16(y)) => with(x, y, float_compare(direction, total_order)),
+        (S::F32(x), S::F32(y)) => with(x, y, float_compare(direction, total_order)),
+        (S::F64(x), S::F64(y)) => with(x, y, float_compare(direction, total_order)),
+        (S::F8E4M3FN(x), S::F8E4M3FN(y)) => with(x, y, float_compare(direction, total_order)),
+        (S::F8E5M2(x), S::F8E5M2(y)) => with(x, y, float_compare(direction, total_order)),
+        (S::C64(x), S::C64(y)) => (x == y) != ne,
+        (S::C128(x), S::C128(y)) => (x == y) != ne,
+        _ => return Err(internal("compared scalars of different types")),
+    })
+}
+
+/// ConvertElementType of one scalar (numerics/convert.rs).
+pub fn convert(s: Scalar, to: ElementType) -> Scalar {
+    fn from<S: ToNum>(x: S, to: ElementType) -> Scalar {
+        fn make<D: FromNum>(n: crate::numerics::convert::Num) -> D {
+            D::from_num(n)
+        }
+        let n = x.to_num();
+        use ElementType as E;
+        match to {
+            E::Pred => Scalar::Pred(make(n)),
+            E::S8 => Scalar::S8(make(n)),
+            E::S16 => Scalar::S16(make(n)),
+            E::S32 => Scalar::S32(make(n)),
+            E::S64 => Scalar::S64(make(n)),
+            E::U8 => Scalar::U8(make(n)),
+            E::U16 => Scalar::U16(make(n)),
+            E::U32 => Scalar::U32(make(n)),
+            E::U64 => Scalar::U64(make(n)),
+            E::F16 => Scalar::F16(make(n)),
+            E::BF16 => Scalar::BF16(make(n)),
+            E::F32 => Scalar::F32(make(n)),
+            E::F64 => Scalar::F64(make(n)),
+            E::C64 => Scalar::C64(make(n)),
+            E::C128 => Scalar::C128(make(n)),
+            E::F8E4M3FN => Scalar::F8E4M3FN(make(n)),
+            E::F8E5M2 => Scalar::F8E5M2(make(n)),
+        }
+    }
+    use Scalar as S;
+    match s {
+        S::Pred(x) => from(x, to),
+        S::S8(x) => from(x, to),
+        S::S16(x) => from(x, to),
+        S::S32(x) => from(x, to),
+        S::S64(x) => from(x, to),
+        S::U8(x) => from(x, to),
+        S::U16(x) => from(x, to),
+        S::U32(x) => from(x, to),
+        S::U64(x) => from(x, to),
+        S::F16(x) => from(x, to),
+        S::BF16(x) => from(x, to),
+        S::F32(x) => from(x, to),
+        S::F64(x) => from(x, to),
+        S::C64(x) => from(x, to),
+        S::C128(x) => from(x, to),
+        S::F8E4M3FN(x) => from(x, to),
+        S::F8E5M2(x) => from(x, to),
+    }
+}
+
+/// Scalars read from data, for tests and callers that hold arrays.
+pub fn scalars(data: &Data) -> Vec<Scalar> {
+    (0..data.len()).map(|i| data.get(i)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::{Env, Interpreter};
+    use crate::json::{parse_module, ReadOptions};
+    use crate::verify::{verify, VerifyOptions};
+
+    /// `argmax` as the document's variadic-reduce example, plus a reducer
+    /// that needs the interpreter (it builds a non-scalar value).
+    const MODULE: &str = r#"{"computations": {
+      "argmax": {"params": [{"name": "m", "shape": "f32[]"}, {"name": "i", "shape": "s32[]"},
+                            {"name": "v", "shape": "f32[]"}, {"name": "k", "shape": "s32[]"}],
+        "instructions": [
+          {"name": "ge", "op": "Ge", "operands": ["v", "m"]},
+          {"name": "nm", "op": "Select", "operands": ["ge", "v", "m"]},
+          {"name": "ni", "op": "Select", "operands": ["ge", "k", "i"]},
+          {"name": "t", "op": "Tuple", "operands": ["nm", "ni"]}]},
+      "roundabout_add": {"params": [{"name": "a", "shape": "f32[]"}, {"name": "b", "shape": "f32[]"}],
+        "instructions": [
+          {"name": "s", "op": "Add", "operands": ["a", "b"]},
+          {"name": "v", "op": "Broadcast", "operands": ["s"], "broadcast_sizes": [2]},
+          {"name": "r", "op": "Slice", "operands": ["v"], "start_indices": [1], "limit_indices": [2]},
+          {"name": "o", "op": "Reshape", "operands": ["r"], "new_sizes": []}]},
+      "main": {"params": [{"name": "x", "shape": "f32[]"}], "instructions": [{"name": "y", "op": "Neg", "operands": ["x"]}]}
+    }}"#;
+
+    #[test]
+    fn compiled_and_interpreted_paths_agree() {
+        let module = verify(parse_module(MODULE, ReadOptions::default()).unwrap(), &VerifyOptions::default()).unwrap();
+        let mut env = Env::default();
+        let mut it = Interpreter { module: &module, env: &mut env, depth: 0 };
+        let argmax = module.module().computation_by_name("argmax").unwrap();
+        let f = ScalarComputation::new(argmax);
+        let mut out = Vec::new();
+        f.call(&mut it, &[Scalar::F32(1.0), Scalar::S32(0), Scalar::F32(3.0), Scalar::S32(7)], &mut out).unwrap();
+        assert_eq!(out, vec![Scalar::F32(3.0), Scalar::S32(7)]);
+        assert!(f.program.get().unwrap().is_some(), "argmax compiles to a scalar program");
+
+        let add = module.module().computation_by_name("roundabout_add").unwrap();
+        let g = ScalarComputation::new(add);
+        g.call(&mut it, &[Scalar::F32(1.5), Scalar::F32(2.0)], &mut out).unwrap();
+        assert_eq!(out, vec![Scalar::F32(3.5)]);
+        assert!(g.program.get().unwrap().is_none(), "a non-scalar body falls back to the interpreter");
+    }
+
+    #[test]
+    fn scalar_ops_match_array_ops() {
+        assert_eq!(binary(BinaryOp::Div, Scalar::S32(7), Scalar::S32(0)).unwrap(), Scalar::S32(-1));
+        assert_eq!(unary(UnaryOp::Abs, Scalar::C64(Complex::new(3.0, 4.0))).unwrap(), Scalar::F32(5.0));
+        assert!(!compare(Direction::Lt, false, Scalar::F32(f32::NAN), Scalar::F32(1.0)).unwrap());
+        assert!(compare(Direction::Lt, true, Scalar::F32(-0.0), Scalar::F32(0.0)).unwrap());
+        assert_eq!(convert(Scalar::F32(f32::NAN), ElementType::S32), Scalar::S32(0));
+    }
 }
