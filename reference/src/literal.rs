@@ -265,18 +265,18 @@ impl ArrayLiteral {
     /// argument, or `fill` (a scalar of the same type) when `source`
     /// returns false. The building block of every data-movement op.
     pub fn remap(&self, out: &ArrayShape, fill: Option<&ArrayLiteral>, mut source: impl FnMut(&[i64], &mut [i64]) -> bool) -> ArrayLiteral {
+        let count = out.element_count();
+        let mut out_index = vec![0i64; out.rank()];
         let mut in_index = vec![0i64; self.rank()];
-        let mut positions: Vec<Option<usize>> = Vec::with_capacity(out.element_count());
-        for out_index in out.indices() {
-            if source(&out_index, &mut in_index) {
-                positions.push(Some(self.shape.linear(&in_index)));
-            } else {
-                positions.push(None);
-            }
-        }
         let data = with_data!(&self.data, v => {
             let fill_value = fill.and_then(|f| Stored::slice(&f.data)).and_then(|f| f.first().copied()).unwrap_or_default();
-            Stored::wrap(positions.iter().map(|p| p.map_or(fill_value, |p| v[p])).collect())
+            let mut result = Vec::with_capacity(count);
+            for _ in 0..count {
+                let value = if source(&out_index, &mut in_index) { v[self.shape.linear(&in_index)] } else { fill_value };
+                result.push(value);
+                crate::types::index::advance(&mut out_index, &out.dims);
+            }
+            Stored::wrap(result)
         });
         ArrayLiteral::with_shape(out.with_element_type(self.element_type()), data)
     }

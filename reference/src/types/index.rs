@@ -12,14 +12,14 @@ pub type Index = SmallVec<[i64; 8]>;
 #[derive(Clone, Debug)]
 pub struct Indices {
     dims: SmallVec<[i64; 8]>,
-    next: Option<Index>,
+    current: Index,
+    done: bool,
 }
 
 impl Indices {
     pub fn new(dims: &[i64]) -> Indices {
-        let empty = dims.iter().any(|&d| d <= 0);
-        let next = if empty { None } else { Some(Index::from_elem(0, dims.len())) };
-        Indices { dims: SmallVec::from_slice(dims), next }
+        let done = dims.iter().any(|&d| d <= 0);
+        Indices { dims: SmallVec::from_slice(dims), current: Index::from_elem(0, dims.len()), done }
     }
 }
 
@@ -27,12 +27,12 @@ impl Iterator for Indices {
     type Item = Index;
 
     fn next(&mut self) -> Option<Index> {
-        let current = self.next.take()?;
-        let mut following = current.clone();
-        if advance(&mut following, &self.dims) {
-            self.next = Some(following);
+        if self.done {
+            return None;
         }
-        Some(current)
+        let item = self.current.clone();
+        self.done = !advance(&mut self.current, &self.dims);
+        Some(item)
     }
 }
 
