@@ -1,6 +1,17 @@
 use clap::Parser;
 
+/// Exit status when xlaref itself is at fault (a bug, never bad input).
+const EXIT_INTERNAL: i32 = 70;
+
 fn main() {
     let cli = xlaref::cli::Cli::parse();
-    std::process::exit(xlaref::cli::main_with(cli));
+    // Bad input is always an error value, never a panic; should a bug panic
+    // anyway, say so plainly instead of printing a backtrace.
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("internal error (a bug in xlaref, please report it with the input): {info}");
+    }));
+    match std::panic::catch_unwind(|| xlaref::cli::main_with(cli)) {
+        Ok(code) => std::process::exit(code),
+        Err(_) => std::process::exit(EXIT_INTERNAL),
+    }
 }

@@ -5,10 +5,12 @@ pub mod literal;
 mod module;
 pub mod ops;
 pub mod path;
+mod write;
 
 pub use literal::{read_literal, read_typed_literal, write_literal, write_typed_literal, WriteOptions};
 pub use module::{read_module, ReadOptions};
 pub use path::Path;
+pub use write::write_module;
 
 use crate::error::ReadError;
 use crate::ir::Module;
