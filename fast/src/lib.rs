@@ -1,13 +1,21 @@
 //! xlaref's fast engine: an independent optimized evaluator of verified
-//! modules. It shares the IR, the reader and the verifier with the
-//! reference, never its evaluation code.
+//! modules. It shares the IR, the value containers, the reader and the
+//! verifier with the reference, never its evaluation code: element
+//! semantics (`elem/`), kernels (`kernels/`) and the executor are its own,
+//! so a difference between the engines means a bug in one of them.
 
-use xlaref_reference::eval::Env;
+mod elem;
+mod exec;
+mod kernels;
+mod par;
+
+use xlaref_reference::eval::{check_arguments, Env};
 use xlaref_reference::literal::Literal;
 use xlaref_reference::verify::VerifiedModule;
 use xlaref_reference::RunError;
 
 /// Runs the entry computation of `module` on `args`.
-pub fn run(_module: &VerifiedModule, _args: Vec<Literal>, _env: &mut Env) -> Result<Literal, RunError> {
-    Err(RunError::Unsupported("the fast engine does not evaluate modules yet".into()))
+pub fn run(module: &VerifiedModule, args: Vec<Literal>, env: &mut Env) -> Result<Literal, RunError> {
+    check_arguments(module, &args)?;
+    exec::Executor::new(module, env).call(module.entry(), args)
 }

@@ -1,0 +1,220 @@
+//! ConvertElementType in the fast engine: every source element is read as
+//! a [`V`], every target type builds itself from a `V` (as XLA CPU: f16 and
+//! bf16 through f32, f8 directly, float → int saturating with NaN → 0,
+//! int → int wrapping, complex → real by its real part).
+
+use half::{bf16, f16};
+use num_complex::Complex;
+use xlaref_reference::literal::{Data, Stored};
+use xlaref_reference::types::ElementType;
+
+use super::f8::{self, F8E4M3FN, F8E5M2};
+use crate::par;
+
+#[derive(Clone, Copy)]
+pub enum V {
+    B(bool),
+    I(i64),
+    U(u64),
+    F(f64),
+    C(f64, f64),
+}
+
+pub trait Src: Copy + Sync {
+    fn v(self) -> V;
+}
+pub trait Dst: Send {
+    fn from_v(v: V) -> Self;
+}
+
+impl Src for bool {
+    fn v(self) -> V {
+        V::B(self)
+    }
+}
+macro_rules! src {
+    ($kind:ident, $via:ty: $($t:ty),*) => {$(
+        impl Src for $t {
+            #[inline(always)]
+            fn v(self) -> V {
+                V::$kind(self as $via)
+            }
+        }
+    )*};
+}
+src!(I, i64: i8, i16, i32, i64);
+src!(U, u64: u8, u16, u32, u64);
+src!(F, f64: f32, f64);
+impl Src for f16 {
+    fn v(self) -> V {
+        V::F(self.to_f64())
+    }
+}
+impl Src for bf16 {
+    fn v(self) -> V {
+        V::F(self.to_f64())
+    }
+}
+impl Src for F8E4M3FN {
+    fn v(self) -> V {
+        V::F(f8::e4m3fn_to_f32(self.0) as f64)
+    }
+}
+impl Src for F8E5M2 {
+    fn v(self) -> V {
+        V::F(f8::e5m2_to_f32(self.0) as f64)
+    }
+}
+impl Src for Complex<f32> {
+    fn v(self) -> V {
+        V::C(self.re as f64, self.im as f64)
+    }
+}
+impl Src for Complex<f64> {
+    fn v(self) -> V {
+        V::C(self.re, self.im)
+    }
+}
+
+impl Dst for bool {
+    fn from_v(v: V) -> Self {
+        match v {
+            V::B(b) => b,
+            V::I(i) => i != 0,
+            V::U(u) => u != 0,
+            V::F(x) => x != 0.0,
+            V::C(re, im) => re != 0.0 || im != 0.0,
+        }
+    }
+}
+macro_rules! dst_int {
+    ($($t:ty),*) => {$(
+        impl Dst for $t {
+            #[inline(always)]
+            fn from_v(v: V) -> Self {
+                match v {
+                    V::B(b) => b as $t,
+                    V::I(i) => i as $t,
+                    V::U(u) => u as $t,
+                    V::F(x) | V::C(x, _) => x as $t,
+                }
+            }
+        }
+    )*};
+}
+dst_int!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+/// The value as f32, rounded once (the path XLA takes to f16 and bf16).
+fn to_f32(v: V) -> f32 {
+    match v {
+        V::B(b) => b as u8 as f32,
+        V::I(i) => i as f32,
+        V::U(u) => u as f32,
+        V::F(x) | V::C(x, _) => x as f32,
+    }
+}
+/// The value as f64, rounded once.
+fn to_f64(v: V) -> f64 {
+    match v {
+        V::B(b) => b as u8 as f64,
+        V::I(i) => i as f64,
+        V::U(u) => u as f64,
+        V::F(x) | V::C(x, _) => x,
+    }
+}
+impl Dst for f32 {
+    fn from_v(v: V) -> Self {
+        to_f32(v)
+    }
+}
+impl Dst for f64 {
+    fn from_v(v: V) -> Self {
+        to_f64(v)
+    }
+}
+impl Dst for f16 {
+    fn from_v(v: V) -> Self {
+        f16::from_f32(to_f32(v))
+    }
+}
+impl Dst for bf16 {
+    fn from_v(v: V) -> Self {
+        bf16::from_f32(to_f32(v))
+    }
+}
+impl Dst for F8E4M3FN {
+    fn from_v(v: V) -> Self {
+        F8E4M3FN(f8::e4m3fn_from_f64(to_f64(v)))
+    }
+}
+impl Dst for F8E5M2 {
+    fn from_v(v: V) -> Self {
+        F8E5M2(f8::e5m2_from_f64(to_f64(v)))
+    }
+}
+impl Dst for Complex<f32> {
+    fn from_v(v: V) -> Self {
+        match v {
+            V::C(re, im) => Complex::new(re as f32, im as f32),
+            other => Complex::new(to_f32(other), 0.0),
+        }
+    }
+}
+impl Dst for Complex<f64> {
+    fn from_v(v: V) -> Self {
+        match v {
+            V::C(re, im) => Complex::new(re, im),
+            other => Complex::new(to_f64(other), 0.0),
+        }
+    }
+}
+
+fn column<S: Src, D: Dst + Stored>(v: &[S]) -> Data {
+    D::wrap(par::map(v, |x| D::from_v(x.v())))
+}
+
+fn from_source<S: Src>(v: &[S], to: ElementType) -> Data {
+    use ElementType as E;
+    match to {
+        E::Pred => column::<S, bool>(v),
+        E::S8 => column::<S, i8>(v),
+        E::S16 => column::<S, i16>(v),
+        E::S32 => column::<S, i32>(v),
+        E::S64 => column::<S, i64>(v),
+        E::U8 => column::<S, u8>(v),
+        E::U16 => column::<S, u16>(v),
+        E::U32 => column::<S, u32>(v),
+        E::U64 => column::<S, u64>(v),
+        E::F16 => column::<S, f16>(v),
+        E::BF16 => column::<S, bf16>(v),
+        E::F32 => column::<S, f32>(v),
+        E::F64 => column::<S, f64>(v),
+        E::C64 => column::<S, Complex<f32>>(v),
+        E::C128 => column::<S, Complex<f64>>(v),
+        E::F8E4M3FN => column::<S, F8E4M3FN>(v),
+        E::F8E5M2 => column::<S, F8E5M2>(v),
+    }
+}
+
+/// Converts all elements of `data` to `to`.
+pub fn convert(data: &Data, to: ElementType) -> Data {
+    match data {
+        Data::Pred(v) => from_source(v, to),
+        Data::S8(v) => from_source(v, to),
+        Data::S16(v) => from_source(v, to),
+        Data::S32(v) => from_source(v, to),
+        Data::S64(v) => from_source(v, to),
+        Data::U8(v) => from_source(v, to),
+        Data::U16(v) => from_source(v, to),
+        Data::U32(v) => from_source(v, to),
+        Data::U64(v) => from_source(v, to),
+        Data::F16(v) => from_source(v, to),
+        Data::BF16(v) => from_source(v, to),
+        Data::F32(v) => from_source(v, to),
+        Data::F64(v) => from_source(v, to),
+        Data::C64(v) => from_source(v, to),
+        Data::C128(v) => from_source(v, to),
+        Data::F8E4M3FN(v) => from_source(v, to),
+        Data::F8E5M2(v) => from_source(v, to),
+    }
+}

@@ -1,0 +1,312 @@
+//! Float element semantics of the fast engine: f32 and f64 natively, the
+//! narrow types (f16, bf16, f8) computed in f32 and rounded once, as XLA CPU
+//! does. Transcendental functions come from the platform's libm through
+//! `std` (the reference uses its own; differences are a few ulp).
+
+use half::{bf16, f16};
+use std::ops::{Add, Div, Mul, Neg, Sub};
+
+use super::f8::{F8E4M3FN, F8E5M2};
+
+/// The type arithmetic happens in: f32 or f64.
+pub trait Wide:
+    Copy + PartialOrd + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Div<Output = Self> + Neg<Output = Self> + Send + Sync
+{
+    const ZERO: Self;
+    const ONE: Self;
+    fn from_f64(x: f64) -> Self;
+    fn to_f64(self) -> f64;
+    fn is_nan(self) -> bool;
+    fn is_sign_negative(self) -> bool;
+    fn exp(self) -> Self;
+    fn exp_m1(self) -> Self;
+    fn ln(self) -> Self;
+    fn ln_1p(self) -> Self;
+    fn sqrt(self) -> Self;
+    fn cbrt(self) -> Self;
+    fn sin(self) -> Self;
+    fn cos(self) -> Self;
+    fn tan(self) -> Self;
+    fn tanh(self) -> Self;
+    fn floor(self) -> Self;
+    fn ceil(self) -> Self;
+    fn round(self) -> Self;
+    fn round_ties_even(self) -> Self;
+    fn powf(self, o: Self) -> Self;
+    fn atan2(self, o: Self) -> Self;
+    fn rem(self, o: Self) -> Self;
+    fn erf(self) -> Self;
+    fn copysign(self, s: Self) -> Self;
+    fn is_finite(self) -> bool;
+}
+
+macro_rules! wide {
+    ($t:ty, $erf:path) => {
+        impl Wide for $t {
+            const ZERO: Self = 0.0;
+            const ONE: Self = 1.0;
+            #[inline(always)]
+            fn from_f64(x: f64) -> Self {
+                x as $t
+            }
+            #[inline(always)]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            #[inline(always)]
+            fn is_nan(self) -> bool {
+                <$t>::is_nan(self)
+            }
+            #[inline(always)]
+            fn is_sign_negative(self) -> bool {
+                <$t>::is_sign_negative(self)
+            }
+            fn exp(self) -> Self {
+                <$t>::exp(self)
+            }
+            fn exp_m1(self) -> Self {
+                <$t>::exp_m1(self)
+            }
+            fn ln(self) -> Self {
+                <$t>::ln(self)
+            }
+            fn ln_1p(self) -> Self {
+                <$t>::ln_1p(self)
+            }
+            #[inline(always)]
+            fn sqrt(self) -> Self {
+                <$t>::sqrt(self)
+            }
+            fn cbrt(self) -> Self {
+                <$t>::cbrt(self)
+            }
+            fn sin(self) -> Self {
+                <$t>::sin(self)
+            }
+            fn cos(self) -> Self {
+                <$t>::cos(self)
+            }
+            fn tan(self) -> Self {
+                <$t>::tan(self)
+            }
+            fn tanh(self) -> Self {
+                <$t>::tanh(self)
+            }
+            #[inline(always)]
+            fn floor(self) -> Self {
+                <$t>::floor(self)
+            }
+            #[inline(always)]
+            fn ceil(self) -> Self {
+                <$t>::ceil(self)
+            }
+            #[inline(always)]
+            fn round(self) -> Self {
+                <$t>::round(self)
+            }
+            #[inline(always)]
+            fn round_ties_even(self) -> Self {
+                <$t>::round_ties_even(self)
+            }
+            fn powf(self, o: Self) -> Self {
+                <$t>::powf(self, o)
+            }
+            fn atan2(self, o: Self) -> Self {
+                <$t>::atan2(self, o)
+            }
+            fn rem(self, o: Self) -> Self {
+                self % o
+            }
+            fn erf(self) -> Self {
+                $erf(self)
+            }
+            #[inline(always)]
+            fn copysign(self, s: Self) -> Self {
+                <$t>::copysign(self, s)
+            }
+            #[inline(always)]
+            fn is_finite(self) -> bool {
+                <$t>::is_finite(self)
+            }
+        }
+    };
+}
+
+// `std` has no erf; the fast engine takes it from `libm` (single precision
+// for f32, so it is not the reference's f64-then-round computation).
+wide!(f32, libm::erff);
+wide!(f64, libm::erf);
+
+/// A real float storage type and its arithmetic type.
+pub trait FFloat: Copy + Default + Send + Sync + 'static {
+    type W: Wide;
+    const WIDTH: u32;
+    fn up(self) -> Self::W;
+    fn down(w: Self::W) -> Self;
+    fn bits(self) -> u64;
+    fn from_bits(b: u64) -> Self;
+}
+
+impl FFloat for f32 {
+    type W = f32;
+    const WIDTH: u32 = 32;
+    #[inline(always)]
+    fn up(self) -> f32 {
+        self
+    }
+    #[inline(always)]
+    fn down(w: f32) -> f32 {
+        w
+    }
+    fn bits(self) -> u64 {
+        self.to_bits() as u64
+    }
+    fn from_bits(b: u64) -> Self {
+        f32::from_bits(b as u32)
+    }
+}
+
+impl FFloat for f64 {
+    type W = f64;
+    const WIDTH: u32 = 64;
+    #[inline(always)]
+    fn up(self) -> f64 {
+        self
+    }
+    #[inline(always)]
+    fn down(w: f64) -> f64 {
+        w
+    }
+    fn bits(self) -> u64 {
+        self.to_bits()
+    }
+    fn from_bits(b: u64) -> Self {
+        f64::from_bits(b)
+    }
+}
+
+impl FFloat for f16 {
+    type W = f32;
+    const WIDTH: u32 = 16;
+    #[inline(always)]
+    fn up(self) -> f32 {
+        self.to_f32()
+    }
+    #[inline(always)]
+    fn down(w: f32) -> f16 {
+        f16::from_f32(w)
+    }
+    fn bits(self) -> u64 {
+        self.to_bits() as u64
+    }
+    fn from_bits(b: u64) -> Self {
+        f16::from_bits(b as u16)
+    }
+}
+
+impl FFloat for bf16 {
+    type W = f32;
+    const WIDTH: u32 = 16;
+    #[inline(always)]
+    fn up(self) -> f32 {
+        self.to_f32()
+    }
+    #[inline(always)]
+    fn down(w: f32) -> bf16 {
+        bf16::from_f32(w)
+    }
+    fn bits(self) -> u64 {
+        self.to_bits() as u64
+    }
+    fn from_bits(b: u64) -> Self {
+        bf16::from_bits(b as u16)
+    }
+}
+
+impl FFloat for F8E4M3FN {
+    type W = f32;
+    const WIDTH: u32 = 8;
+    #[inline(always)]
+    fn up(self) -> f32 {
+        super::f8::e4m3fn_to_f32(self.0)
+    }
+    #[inline(always)]
+    fn down(w: f32) -> Self {
+        F8E4M3FN(super::f8::e4m3fn_from_f64(w as f64))
+    }
+    fn bits(self) -> u64 {
+        self.0 as u64
+    }
+    fn from_bits(b: u64) -> Self {
+        F8E4M3FN(b as u8)
+    }
+}
+
+impl FFloat for F8E5M2 {
+    type W = f32;
+    const WIDTH: u32 = 8;
+    #[inline(always)]
+    fn up(self) -> f32 {
+        super::f8::e5m2_to_f32(self.0)
+    }
+    #[inline(always)]
+    fn down(w: f32) -> Self {
+        F8E5M2(super::f8::e5m2_from_f64(w as f64))
+    }
+    fn bits(self) -> u64 {
+        self.0 as u64
+    }
+    fn from_bits(b: u64) -> Self {
+        F8E5M2(b as u8)
+    }
+}
+
+/// IEEE 754-2019 maximum: NaN wins, +0 beats -0.
+#[inline(always)]
+pub fn maximum<W: Wide>(a: W, b: W) -> W {
+    if a.is_nan() || b.is_nan() {
+        return if a.is_nan() { a } else { b };
+    }
+    if a > b || (a == b && b.is_sign_negative()) {
+        a
+    } else {
+        b
+    }
+}
+
+/// IEEE 754-2019 minimum: NaN wins, -0 beats +0.
+#[inline(always)]
+pub fn minimum<W: Wide>(a: W, b: W) -> W {
+    if a.is_nan() || b.is_nan() {
+        return if a.is_nan() { a } else { b };
+    }
+    if a < b || (a == b && a.is_sign_negative()) {
+        a
+    } else {
+        b
+    }
+}
+
+/// The document's Sign: ±1, ±0 kept, NaN kept.
+#[inline(always)]
+pub fn sign<W: Wide>(x: W) -> W {
+    if x.is_nan() || x == W::ZERO {
+        x
+    } else {
+        W::ONE.copysign(x)
+    }
+}
+
+/// Total order: maps a float's bits to an integer that sorts as
+/// -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN.
+#[inline(always)]
+pub fn order_key<T: FFloat>(x: T) -> i64 {
+    let b = x.bits();
+    let sign_bit = 1u64 << (T::WIDTH - 1);
+    if b & sign_bit != 0 {
+        // negative: larger magnitude sorts lower
+        -((b & (sign_bit - 1)) as i64) - 1
+    } else {
+        b as i64
+    }
+}

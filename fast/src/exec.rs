@@ -1,0 +1,171 @@
+//! The fast engine's executor: runs a verified module instruction by
+//! instruction, dispatching each op to its kernel. Values are dropped after
+//! their last use.
+
+use xlaref_reference::eval::Env;
+use xlaref_reference::ir::{ComputationId, ConditionalForm, Op};
+use xlaref_reference::literal::{ArrayLiteral, Literal};
+use xlaref_reference::types::{ArrayShape, Shape};
+use xlaref_reference::verify::VerifiedModule;
+use xlaref_reference::RunError;
+
+use crate::kernels::{elementwise as ew, layout};
+
+type R<T> = Result<T, RunError>;
+
+fn bad(what: &str) -> RunError {
+    RunError::Other(format!("fast engine: {what} (a verified module should not reach this)"))
+}
+
+fn arr(l: &Literal) -> R<&ArrayLiteral> {
+    l.as_array().ok_or_else(|| bad("expected an array"))
+}
+
+/// One run of a module.
+pub struct Executor<'a> {
+    pub module: &'a VerifiedModule,
+    pub env: &'a mut Env,
+    depth: usize,
+}
+
+impl<'a> Executor<'a> {
+    pub fn new(module: &'a VerifiedModule, env: &'a mut Env) -> Self {
+        Executor { module, env, depth: 0 }
+    }
+
+    /// Runs computation `id` on `args`.
+    pub fn call(&mut self, id: ComputationId, args: Vec<Literal>) -> R<Literal> {
+        if self.depth >= self.env.limits.max_call_depth {
+            return Err(RunError::Limit(format!("computation calls nested deeper than {}", self.env.limits.max_call_depth)));
+        }
+        self.depth += 1;
+        let result = self.call_inner(id, args);
+        self.depth -= 1;
+        result
+    }
+
+    fn call_inner(&mut self, id: ComputationId, args: Vec<Literal>) -> R<Literal> {
+        let module = self.module;
+        let c = module.computation(id);
+        let n = c.instructions.len();
+        // How many readers each value still has; at zero it is freed.
+        let mut readers = vec![0usize; n];
+        for instr in &c.instructions {
+            for &o in &instr.operands {
+                readers[o] += 1;
+            }
+        }
+        readers[c.root] += 1;
+        let mut values: Vec<Option<Literal>> = vec![None; n];
+        let mut args = args.into_iter();
+        for (i, instr) in c.instructions.iter().enumerate() {
+            self.env.check_deadline()?;
+            let value = if let Op::Parameter { .. } = instr.op {
+                args.next().ok_or_else(|| bad("missing argument"))?
+            } else {
+                let operands = instr
+                    .operands
+                    .iter()
+                    .map(|&o| values[o].as_ref().ok_or_else(|| bad("value freed too early")))
+                    .collect::<R<Vec<_>>>()?;
+                self.op(&instr.op, &operands, module.shape(id, i))?
+            };
+            values[i] = Some(value);
+            for &o in &instr.operands {
+                readers[o] -= 1;
+                if readers[o] == 0 {
+                    values[o] = None;
+                }
+            }
+        }
+        values[c.root].take().ok_or_else(|| bad("root value missing"))
+    }
+
+    fn op(&mut self, op: &Op, x: &[&Literal], shape: &Shape) -> R<Literal> {
+        let out = || -> R<&ArrayShape> { shape.as_array().ok_or_else(|| bad("expected an array result")) };
+        Ok(match op {
+            Op::Parameter { .. } => return Err(bad("parameter outside a call")),
+            Op::Constant { literal } => literal.clone(),
+            Op::Unary(u) => ew::unary(*u, arr(x[0])?, out()?)?.into(),
+            Op::Binary { op, broadcast_dimensions } => {
+                ew::binary(*op, arr(x[0])?, arr(x[1])?, broadcast_dimensions.as_deref(), out()?)?.into()
+            }
+            Op::Compare { direction, total_order, broadcast_dimensions } => {
+                ew::compare(*direction, *total_order, arr(x[0])?, arr(x[1])?, broadcast_dimensions.as_deref(), out()?)?.into()
+            }
+            Op::Select => ew::select(arr(x[0])?, x[1], x[2])?,
+            Op::Clamp => ew::clamp(arr(x[0])?, arr(x[1])?, arr(x[2])?)?.into(),
+            Op::ConvertElementType { new_element_type } => ew::convert(arr(x[0])?, *new_element_type).into(),
+            Op::Broadcast { broadcast_sizes } => {
+                let a = arr(x[0])?;
+                let mapping: Vec<i64> = (broadcast_sizes.len() as i64..(broadcast_sizes.len() + a.rank()) as i64).collect();
+                layout::broadcast(a, out()?, &mapping).into()
+            }
+            Op::BroadcastInDim { broadcast_dimensions, .. } => layout::broadcast(arr(x[0])?, out()?, broadcast_dimensions).into(),
+            Op::Reshape { dimensions, .. } => {
+                let a = arr(x[0])?;
+                let flat = match dimensions {
+                    Some(order) if order.iter().enumerate().any(|(i, &d)| d != i as i64) => {
+                        let permuted = ArrayShape::new(a.element_type(), order.iter().map(|&d| a.dims()[d as usize]).collect());
+                        layout::transpose(a, order, &permuted)
+                    }
+                    _ => a.clone(),
+                };
+                ArrayLiteral::with_shape(out()?.clone(), flat.data).into()
+            }
+            Op::Collapse { .. } => ArrayLiteral::with_shape(out()?.clone(), arr(x[0])?.data.clone()).into(),
+            Op::Transpose { permutation } => layout::transpose(arr(x[0])?, permutation, out()?).into(),
+            Op::Rev { dimensions } => layout::rev(arr(x[0])?, dimensions).into(),
+            Op::Slice { start_indices, strides, .. } => layout::slice(arr(x[0])?, start_indices, strides, out()?).into(),
+            Op::ConcatInDim { dimension } => {
+                let parts = x.iter().map(|l| arr(l)).collect::<R<Vec<_>>>()?;
+                layout::concat(&parts, *dimension as usize, out()?).into()
+            }
+            Op::Pad { padding_config } => layout::pad(arr(x[0])?, arr(x[1])?, padding_config, out()?).into(),
+            Op::Iota { iota_dimension, .. } => layout::iota(out()?, *iota_dimension as usize).into(),
+            Op::Tuple => Literal::Tuple(x.iter().map(|&l| l.clone()).collect()),
+            Op::GetTupleElement { index } => {
+                x[0].as_tuple().and_then(|t| t.get(*index as usize)).cloned().ok_or_else(|| bad("tuple index"))?
+            }
+            Op::Call { computation } => self.call(*computation, x.iter().map(|&l| l.clone()).collect())?,
+            Op::Conditional(form) => self.conditional(form, x)?,
+            Op::While { condition, body } => self.while_loop(*condition, *body, x[0])?,
+            Op::OptimizationBarrier => x[0].clone(),
+            Op::AfterAll => Literal::Token,
+            other => return Err(RunError::Unsupported(format!("{} is not implemented in the fast engine yet", other.name()))),
+        })
+    }
+
+    fn conditional(&mut self, form: &ConditionalForm, x: &[&Literal]) -> R<Literal> {
+        let selector = arr(x[0])?;
+        let (branch, k) = match form {
+            ConditionalForm::Predicate { true_computation, false_computation } => match selector.scalar_pred() {
+                Some(true) => (*true_computation, 1),
+                Some(false) => (*false_computation, 2),
+                None => return Err(bad("predicate")),
+            },
+            ConditionalForm::Indexed { branch_computations } => {
+                let last = branch_computations.len() - 1;
+                let i = selector.scalar_i64().ok_or_else(|| bad("branch index"))?;
+                let b = usize::try_from(i).ok().filter(|&b| b < last).unwrap_or(last);
+                (branch_computations[b], b + 1)
+            }
+        };
+        self.call(branch, vec![x[k].clone()])
+    }
+
+    fn while_loop(&mut self, condition: ComputationId, body: ComputationId, init: &Literal) -> R<Literal> {
+        let mut state = init.clone();
+        for trip in 0.. {
+            let keep_going = self.call(condition, vec![state.clone()])?;
+            if !arr(&keep_going)?.scalar_pred().ok_or_else(|| bad("condition"))? {
+                break;
+            }
+            if trip >= self.env.limits.max_while_trips {
+                return Err(RunError::Limit(format!("a While loop ran more than {} iterations", self.env.limits.max_while_trips)));
+            }
+            state = self.call(body, vec![state])?;
+        }
+        Ok(state)
+    }
+}

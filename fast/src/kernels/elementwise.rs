@@ -1,0 +1,388 @@
+//! Element-wise kernels: each op/type pair is its own monomorphized loop
+//! (so f32 Add compiles to a vector add), parallel over chunks. A scalar
+//! operand is never materialized; other broadcasts are (as a strided copy).
+
+use std::borrow::Cow;
+
+use half::{bf16, f16};
+use num_complex::Complex;
+use xlaref_reference::ir::{BinaryOp, Direction, UnaryOp};
+use xlaref_reference::literal::{ArrayLiteral, Data, Literal};
+use xlaref_reference::types::{ArrayShape, ElementType};
+use xlaref_reference::RunError;
+
+use super::layout;
+use crate::elem::complex as cx;
+use crate::elem::f8::{F8E4M3FN, F8E5M2};
+use crate::elem::float::{maximum, minimum, order_key, sign, FFloat, Wide};
+use crate::elem::int::FInt;
+use crate::par;
+
+type R<T> = Result<T, RunError>;
+
+fn bad(what: &str) -> RunError {
+    RunError::Other(format!("fast engine: {what} (a verified module should not reach this)"))
+}
+
+/// One operand of an element-wise op: all elements, or one repeated.
+#[derive(Clone, Copy)]
+enum Side<'a, T> {
+    All(&'a [T]),
+    One(T),
+}
+
+fn run2<T: Copy + Sync, U: Send>(a: Side<T>, b: Side<T>, f: impl Fn(T, T) -> U + Sync) -> Vec<U> {
+    match (a, b) {
+        (Side::All(x), Side::All(y)) => par::zip(x, y, f),
+        (Side::All(x), Side::One(s)) => par::map(x, |v| f(v, s)),
+        (Side::One(s), Side::All(y)) => par::map(y, |v| f(s, v)),
+        (Side::One(s), Side::One(t)) => vec![f(s, t)],
+    }
+}
+
+/// Brings an operand to the output's dimensions: borrowed as is, kept as a
+/// single scalar, or materialized by a broadcast copy.
+fn prepare<'a>(x: &'a ArrayLiteral, out_dims: &[i64], broadcast_dimensions: Option<&[i64]>) -> Cow<'a, ArrayLiteral> {
+    if x.dims() == out_dims || x.element_count() == 1 {
+        return Cow::Borrowed(x);
+    }
+    let mapping: Vec<i64> =
+        if x.rank() == out_dims.len() { (0..x.rank() as i64).collect() } else { broadcast_dimensions.unwrap_or(&[]).to_vec() };
+    let out = ArrayShape::new(x.element_type(), out_dims.to_vec());
+    Cow::Owned(layout::broadcast(x, &out, &mapping))
+}
+
+fn side<'a, T: Copy>(v: &'a [T], n: usize) -> Side<'a, T> {
+    if v.len() == 1 && n != 1 {
+        Side::One(v[0])
+    } else {
+        Side::All(v)
+    }
+}
+
+/// Selects the typed slices of two operands of one type and calls `$body`.
+macro_rules! pair {
+    ($a:expr, $b:expr, $n:expr, |$x:ident, $y:ident| { $($variant:ident => $body:expr),* $(,)? }) => {
+        match (&$a.data, &$b.data) {
+            $((Data::$variant(p), Data::$variant(q)) => { let $x = side(p, $n); let $y = side(q, $n); $body })*
+            _ => return Err(bad("operands of different types")),
+        }
+    };
+}
+
+fn int_binary<T: FInt>(op: BinaryOp, a: Side<T>, b: Side<T>) -> R<Vec<T>> {
+    use BinaryOp::*;
+    Ok(match op {
+        Add => run2(a, b, T::wadd),
+        Sub => run2(a, b, T::wsub),
+        Mul => run2(a, b, T::wmul),
+        Div => run2(a, b, T::xdiv),
+        Rem => run2(a, b, T::xrem),
+        Max => run2(a, b, |x, y| x.max(y)),
+        Min => run2(a, b, |x, y| x.min(y)),
+        Pow => run2(a, b, T::xpow),
+        And => run2(a, b, T::band),
+        Or => run2(a, b, T::bor),
+        Xor => run2(a, b, T::bxor),
+        ShiftLeft => run2(a, b, T::shl),
+        ShiftRightArithmetic => run2(a, b, T::sra),
+        ShiftRightLogical => run2(a, b, T::srl),
+        Atan2 | Complex => return Err(bad("float op on integers")),
+    })
+}
+
+fn float_binary<T: FFloat>(op: BinaryOp, a: Side<T>, b: Side<T>) -> R<Vec<T>> {
+    use BinaryOp::*;
+    let f = |g: fn(T::W, T::W) -> T::W| move |x: T, y: T| T::down(g(x.up(), y.up()));
+    Ok(match op {
+        Add => run2(a, b, f(|x, y| x + y)),
+        Sub => run2(a, b, f(|x, y| x - y)),
+        Mul => run2(a, b, f(|x, y| x * y)),
+        Div => run2(a, b, f(|x, y| x / y)),
+        Rem => run2(a, b, f(Wide::rem)),
+        Max => run2(a, b, f(maximum)),
+        Min => run2(a, b, f(minimum)),
+        Pow => run2(a, b, f(Wide::powf)),
+        Atan2 => run2(a, b, f(Wide::atan2)),
+        _ => return Err(bad("integer op on floats")),
+    })
+}
+
+fn complex_binary<P: Copy + Sync + Send>(
+    op: BinaryOp,
+    a: Side<Complex<P>>,
+    b: Side<Complex<P>>,
+    up: fn(Complex<P>) -> cx::Z,
+    down: fn(cx::Z) -> Complex<P>,
+) -> R<Vec<Complex<P>>> {
+    use BinaryOp::*;
+    let g: fn(cx::Z, cx::Z) -> cx::Z = match op {
+        Add => |x, y| x + y,
+        Sub => |x, y| x - y,
+        Mul => cx::mul,
+        Div => cx::div,
+        Pow => cx::pow,
+        _ => return Err(bad("op not defined on complex numbers")),
+    };
+    Ok(run2(a, b, |x, y| down(g(up(x), up(y)))))
+}
+
+fn up32(z: Complex<f32>) -> cx::Z {
+    cx::Z::new(z.re as f64, z.im as f64)
+}
+fn down32(z: cx::Z) -> Complex<f32> {
+    Complex::new(z.re as f32, z.im as f32)
+}
+
+/// Element-wise binary arithmetic with the broadcasting document's rules.
+pub fn binary(
+    op: BinaryOp,
+    lhs: &ArrayLiteral,
+    rhs: &ArrayLiteral,
+    broadcast_dimensions: Option<&[i64]>,
+    out: &ArrayShape,
+) -> R<ArrayLiteral> {
+    let (l, r) = (prepare(lhs, &out.dims, broadcast_dimensions), prepare(rhs, &out.dims, broadcast_dimensions));
+    let n = out.element_count();
+    use BinaryOp as B;
+    let data = pair!(l, r, n, |a, b| {
+        Pred => Data::Pred(match op {
+            B::Add | B::Max | B::Or => run2(a, b, |x, y| x | y),
+            B::Mul | B::Min | B::And => run2(a, b, |x, y| x & y),
+            B::Xor => run2(a, b, |x, y| x ^ y),
+            _ => return Err(bad("op not defined on pred")),
+        }),
+        S8 => Data::S8(int_binary(op, a, b)?),
+        S16 => Data::S16(int_binary(op, a, b)?),
+        S32 => Data::S32(int_binary(op, a, b)?),
+        S64 => Data::S64(int_binary(op, a, b)?),
+        U8 => Data::U8(int_binary(op, a, b)?),
+        U16 => Data::U16(int_binary(op, a, b)?),
+        U32 => Data::U32(int_binary(op, a, b)?),
+        U64 => Data::U64(int_binary(op, a, b)?),
+        F16 => Data::F16(float_binary::<f16>(op, a, b)?),
+        BF16 => Data::BF16(float_binary::<bf16>(op, a, b)?),
+        F32 => if op == B::Complex { Data::C64(run2(a, b, Complex::new)) } else { Data::F32(float_binary(op, a, b)?) },
+        F64 => if op == B::Complex { Data::C128(run2(a, b, Complex::new)) } else { Data::F64(float_binary(op, a, b)?) },
+        F8E4M3FN => Data::F8E4M3FN(float_binary::<F8E4M3FN>(op, a, b)?),
+        F8E5M2 => Data::F8E5M2(float_binary::<F8E5M2>(op, a, b)?),
+        C64 => Data::C64(complex_binary(op, a, b, up32, down32)?),
+        C128 => Data::C128(complex_binary(op, a, b, |z| z, |z| z)?),
+    });
+    Ok(ArrayLiteral::with_shape(out.clone(), data))
+}
+
+fn ordered<T: Copy + Sync + PartialOrd>(d: Direction, a: Side<T>, b: Side<T>) -> Vec<bool> {
+    match d {
+        Direction::Eq => run2(a, b, |x, y| x == y),
+        Direction::Ne => run2(a, b, |x, y| x != y),
+        Direction::Lt => run2(a, b, |x, y| x < y),
+        Direction::Le => run2(a, b, |x, y| x <= y),
+        Direction::Gt => run2(a, b, |x, y| x > y),
+        Direction::Ge => run2(a, b, |x, y| x >= y),
+    }
+}
+
+fn float_compare<T: FFloat>(d: Direction, total: bool, a: Side<T>, b: Side<T>) -> Vec<bool> {
+    if total {
+        let key = |s: Side<T>| match s {
+            Side::All(v) => Side2::All(par::map(v, order_key)),
+            Side::One(x) => Side2::One(order_key(x)),
+        };
+        let (ka, kb) = (key(a), key(b));
+        return ordered(d, ka.side(), kb.side());
+    }
+    let wide = |s: Side<T>| match s {
+        Side::All(v) => Side2::All(par::map(v, |x| x.up().to_f64())),
+        Side::One(x) => Side2::One(x.up().to_f64()),
+    };
+    let (wa, wb) = (wide(a), wide(b));
+    ordered(d, wa.side(), wb.side())
+}
+
+/// An owned [`Side`].
+enum Side2<T> {
+    All(Vec<T>),
+    One(T),
+}
+impl<T: Copy> Side2<T> {
+    fn side(&self) -> Side<'_, T> {
+        match self {
+            Side2::All(v) => Side::All(v),
+            Side2::One(x) => Side::One(*x),
+        }
+    }
+}
+
+/// Comparisons: IEEE for floats, or the total order; pred result.
+pub fn compare(
+    d: Direction,
+    total: bool,
+    lhs: &ArrayLiteral,
+    rhs: &ArrayLiteral,
+    broadcast_dimensions: Option<&[i64]>,
+    out: &ArrayShape,
+) -> R<ArrayLiteral> {
+    let (l, r) = (prepare(lhs, &out.dims, broadcast_dimensions), prepare(rhs, &out.dims, broadcast_dimensions));
+    let n = out.element_count();
+    let result = pair!(l, r, n, |a, b| {
+        Pred => ordered(d, a, b),
+        S8 => ordered(d, a, b),
+        S16 => ordered(d, a, b),
+        S32 => ordered(d, a, b),
+        S64 => ordered(d, a, b),
+        U8 => ordered(d, a, b),
+        U16 => ordered(d, a, b),
+        U32 => ordered(d, a, b),
+        U64 => ordered(d, a, b),
+        F16 => float_compare(d, total, a, b),
+        BF16 => float_compare(d, total, a, b),
+        F32 => float_compare(d, total, a, b),
+        F64 => float_compare(d, total, a, b),
+        F8E4M3FN => float_compare(d, total, a, b),
+        F8E5M2 => float_compare(d, total, a, b),
+        C64 => match d { Direction::Ne => run2(a, b, |x, y| x != y), _ => run2(a, b, |x, y| x == y) },
+        C128 => match d { Direction::Ne => run2(a, b, |x, y| x != y), _ => run2(a, b, |x, y| x == y) },
+    });
+    Ok(ArrayLiteral::with_shape(out.clone(), Data::Pred(result)))
+}
+
+fn int_unary<T: FInt>(op: UnaryOp, v: &[T]) -> R<Vec<T>> {
+    use UnaryOp::*;
+    Ok(match op {
+        Neg => par::map(v, T::wneg),
+        Abs => par::map(v, T::wabs),
+        Sign => par::map(v, T::signum),
+        Not => par::map(v, T::bnot),
+        PopulationCount => par::map(v, T::popcnt),
+        Clz => par::map(v, T::clz),
+        _ => return Err(bad("float op on integers")),
+    })
+}
+
+fn float_unary<T: FFloat>(op: UnaryOp, v: &[T]) -> R<Data>
+where
+    T: xlaref_reference::literal::Stored,
+{
+    use UnaryOp::*;
+    let f = |g: fn(T::W) -> T::W| move |x: T| T::down(g(x.up()));
+    let sign_mask = 1u64 << (T::WIDTH - 1);
+    let out: Vec<T> = match op {
+        IsFinite => return Ok(Data::Pred(par::map(v, |x| x.up().is_finite()))),
+        Neg => par::map(v, |x| T::from_bits(x.bits() ^ sign_mask)),
+        Abs => par::map(v, |x| T::from_bits(x.bits() & !sign_mask)),
+        Sign => par::map(v, f(sign)),
+        Ceil => par::map(v, f(Wide::ceil)),
+        Floor => par::map(v, f(Wide::floor)),
+        Round => par::map(v, f(Wide::round)),
+        RoundNearestEven => par::map(v, f(Wide::round_ties_even)),
+        Sqrt => par::map(v, f(Wide::sqrt)),
+        Rsqrt => par::map(v, f(|x| T::W::ONE / x.sqrt())),
+        Cbrt => par::map(v, f(Wide::cbrt)),
+        Exp => par::map(v, f(Wide::exp)),
+        Expm1 => par::map(v, f(Wide::exp_m1)),
+        Log => par::map(v, f(Wide::ln)),
+        Log1p => par::map(v, f(Wide::ln_1p)),
+        Logistic => par::map(v, f(|x| T::W::ONE / (T::W::ONE + (-x).exp()))),
+        Sin => par::map(v, f(Wide::sin)),
+        Cos => par::map(v, f(Wide::cos)),
+        Tan => par::map(v, f(Wide::tan)),
+        Tanh => par::map(v, f(Wide::tanh)),
+        Erf => par::map(v, f(Wide::erf)),
+        Real | Conj => v.to_vec(),
+        Imag => par::map(v, |_| T::down(T::W::ZERO)),
+        _ => return Err(bad("integer op on floats")),
+    };
+    Ok(T::wrap(out))
+}
+
+fn complex_unary<P: Copy + Sync + Send>(
+    op: UnaryOp,
+    v: &[Complex<P>],
+    up: fn(Complex<P>) -> cx::Z,
+    down: fn(cx::Z) -> Complex<P>,
+    part: fn(f64) -> P,
+    wrap: fn(Vec<P>) -> Data,
+    wrapc: fn(Vec<Complex<P>>) -> Data,
+) -> R<Data> {
+    use UnaryOp::*;
+    let g: fn(cx::Z) -> cx::Z = match op {
+        Abs => return Ok(wrap(par::map(v, |z| part(cx::abs(up(z)))))),
+        Real => return Ok(wrap(par::map(v, |z| part(up(z).re)))),
+        Imag => return Ok(wrap(par::map(v, |z| part(up(z).im)))),
+        Neg => |z| -z,
+        Conj => |z| z.conj(),
+        Sign => cx::sign,
+        Sqrt => cx::sqrt,
+        Rsqrt => cx::rsqrt,
+        Exp => cx::exp,
+        Expm1 => cx::expm1,
+        Log => cx::log,
+        Log1p => cx::log1p,
+        Logistic => cx::logistic,
+        Sin => |z| z.sin(),
+        Cos => |z| z.cos(),
+        Tan => cx::tan,
+        Tanh => cx::tanh,
+        _ => return Err(bad("op not defined on complex numbers")),
+    };
+    Ok(wrapc(par::map(v, |z| down(g(up(z))))))
+}
+
+/// Element-wise unary functions.
+pub fn unary(op: UnaryOp, x: &ArrayLiteral, out: &ArrayShape) -> R<ArrayLiteral> {
+    let data = match &x.data {
+        Data::Pred(v) if op == UnaryOp::Not => Data::Pred(par::map(v, |b| !b)),
+        Data::Pred(_) => return Err(bad("op not defined on pred")),
+        Data::S8(v) => Data::S8(int_unary(op, v)?),
+        Data::S16(v) => Data::S16(int_unary(op, v)?),
+        Data::S32(v) => Data::S32(int_unary(op, v)?),
+        Data::S64(v) => Data::S64(int_unary(op, v)?),
+        Data::U8(v) => Data::U8(int_unary(op, v)?),
+        Data::U16(v) => Data::U16(int_unary(op, v)?),
+        Data::U32(v) => Data::U32(int_unary(op, v)?),
+        Data::U64(v) => Data::U64(int_unary(op, v)?),
+        Data::F16(v) => float_unary(op, v)?,
+        Data::BF16(v) => float_unary(op, v)?,
+        Data::F32(v) => float_unary(op, v)?,
+        Data::F64(v) => float_unary(op, v)?,
+        Data::F8E4M3FN(v) => float_unary(op, v)?,
+        Data::F8E5M2(v) => float_unary(op, v)?,
+        Data::C64(v) => complex_unary(op, v, up32, down32, |p| p as f32, Data::F32, Data::C64)?,
+        Data::C128(v) => complex_unary(op, v, |z| z, |z| z, |p| p, Data::F64, Data::C128)?,
+    };
+    Ok(ArrayLiteral::with_shape(out.clone(), data))
+}
+
+/// Select: element-wise from on_true/on_false by pred, or wholesale for a
+/// scalar pred or tuples.
+pub fn select(pred: &ArrayLiteral, on_true: &Literal, on_false: &Literal) -> R<Literal> {
+    let Data::Pred(p) = &pred.data else { return Err(bad("select predicate is not pred")) };
+    let (Literal::Array(t), Literal::Array(f)) = (on_true, on_false) else {
+        return Ok(if p.first().copied().unwrap_or(false) { on_true.clone() } else { on_false.clone() });
+    };
+    if p.len() == 1 && t.element_count() != 1 {
+        return Ok(if p[0] { on_true.clone() } else { on_false.clone() });
+    }
+    macro_rules! pick {
+        ($($v:ident),*) => {
+            match (&t.data, &f.data) {
+                $((Data::$v(a), Data::$v(b)) => Data::$v(par::zip3(p, a, b, |c, x, y| if c { x } else { y })),)*
+                _ => return Err(bad("select operands of different types")),
+            }
+        };
+    }
+    let data = pick!(Pred, S8, S16, S32, S64, U8, U16, U32, U64, F16, BF16, F32, F64, C64, C128, F8E4M3FN, F8E5M2);
+    Ok(Literal::Array(ArrayLiteral::with_shape(t.shape.clone(), data)))
+}
+
+/// Clamp(min, x, max) = Min(Max(min, x), max), scalar bounds kept scalar.
+pub fn clamp(min: &ArrayLiteral, x: &ArrayLiteral, max: &ArrayLiteral) -> R<ArrayLiteral> {
+    let raised = binary(BinaryOp::Max, min, x, None, &x.shape)?;
+    binary(BinaryOp::Min, &raised, max, None, &x.shape)
+}
+
+/// ConvertElementType.
+pub fn convert(x: &ArrayLiteral, to: ElementType) -> ArrayLiteral {
+    ArrayLiteral::with_shape(x.shape.with_element_type(to), crate::elem::convert::convert(&x.data, to))
+}
