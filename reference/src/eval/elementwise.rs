@@ -18,7 +18,7 @@ use crate::numerics::convert;
 use crate::numerics::f8::{F8E4M3FN, F8E5M2};
 use crate::numerics::float::Float;
 use crate::numerics::int::Int;
-use crate::numerics::small_float::{Format, Rounded, Special};
+use crate::numerics::small_float::exponent_of;
 use crate::types::ArrayShape;
 
 type R<T> = Result<T, RunError>;
@@ -237,37 +237,104 @@ pub fn bitcast_convert(x: &ArrayLiteral, out: &ArrayShape) -> R<ArrayLiteral> {
     Ok(ArrayLiteral::with_shape(out.clone(), data))
 }
 
-/// ReducePrecision: each value rounded to the nearest value with
-/// `mantissa_bits` fraction bits (ties to even) and `exponent_bits` exponent
-/// bits; beyond the exponent range ±inf; NaN stays NaN.
+/// ReducePrecision — document §ReducePrecision: every value converted to a
+/// format with `exponent_bits` exponent bits and `mantissa_bits` mantissa
+/// bits and back to its type T. Where the format has as many bits as T or
+/// more, that part of the conversion is a no-op (the document).
+///
+/// 1. Mantissa: |x| is rounded to `m = min(mantissa_bits, T's)` fraction
+///    bits in its own binade 2^k (T's subnormals in T's smallest normal
+///    binade, as in T's own encoding), to nearest, ties to even (the
+///    document). "Even" is the bit pattern's: with `m = 0` both neighbours
+///    2^k and 2^(k+1) are "1.0", and the tie goes to the one whose exponent
+///    field is even (XLA's bit-level rounding; the document is silent).
+/// 2. Exponent, when `exponent_bits` is less than T's: with the format's
+///    bias `b = 2^(exponent_bits-1) - 1`, a result beyond the largest binade
+///    2^b becomes ±inf (the document), and one below the smallest normal
+///    2^(1-b) becomes ±0: the format has no subnormals (XLA; the document is
+///    silent).
+///
+/// NaN is kept unchanged, payload and sign included (the document allows
+/// canonical NaNs; XLA CPU keeps them); ±inf and ±0 are unchanged.
 pub fn reduce_precision(x: &ArrayLiteral, exponent_bits: i64, mantissa_bits: i64) -> R<ArrayLiteral> {
-    fn each<T: Float + Stored>(v: &[T], exponent_bits: i64, mantissa_bits: i64) -> Data {
-        let (src_mantissa, src_exponent) = T::TYPE.float_format().unwrap_or((52, 11));
-        let format = Format {
-            mantissa_bits: (mantissa_bits as u32).min(src_mantissa),
-            exponent_bits: (exponent_bits as u32).min(src_exponent),
-            special: Special::Ieee,
-        };
-        T::wrap(map(v, |x| {
+    fn each<T: Float + Stored>(v: &[T], exponent_bits: i64, mantissa_bits: i64) -> R<Data> {
+        let (t_mantissa, t_exponent) = T::TYPE.float_format().ok_or_else(|| unsupported("ReducePrecision", T::TYPE))?;
+        let t = SourceFormat { bias: (1 << (t_exponent - 1)) - 1, min_exponent: 2 - (1 << (t_exponent - 1)) };
+        let m = mantissa_bits.clamp(0, t_mantissa as i64) as i32;
+        // The reduced format's bias, only when it narrows T's exponent range.
+        let reduced_bias = (exponent_bits < t_exponent as i64).then(|| (1i32 << (exponent_bits.max(1) - 1)) - 1);
+        Ok(T::wrap(map(v, |x| {
             let value = x.to_f64();
-            if value.is_nan() {
+            if !value.is_finite() || value == 0.0 {
                 return x;
             }
-            match format.round(value) {
-                Rounded::Finite(r) => T::from_f64(r),
-                Rounded::Overflow { negative } => T::from_f64(if negative { f64::NEG_INFINITY } else { f64::INFINITY }),
-                Rounded::Nan => x,
-            }
-        }))
+            let rounded = round_mantissa(value.abs(), m, t);
+            let magnitude = match reduced_bias {
+                Some(b) if rounded != 0.0 && exponent_of(rounded) > b => f64::INFINITY,
+                Some(b) if rounded != 0.0 && exponent_of(rounded) < 1 - b => 0.0,
+                _ => rounded,
+            };
+            T::from_f64(if value < 0.0 { -magnitude } else { magnitude })
+        })))
     }
     let data = match &x.data {
-        Data::F16(v) => each(v, exponent_bits, mantissa_bits),
-        Data::BF16(v) => each(v, exponent_bits, mantissa_bits),
-        Data::F32(v) => each(v, exponent_bits, mantissa_bits),
-        Data::F64(v) => each(v, exponent_bits, mantissa_bits),
-        Data::F8E4M3FN(v) => each(v, exponent_bits, mantissa_bits),
-        Data::F8E5M2(v) => each(v, exponent_bits, mantissa_bits),
+        Data::F16(v) => each(v, exponent_bits, mantissa_bits)?,
+        Data::BF16(v) => each(v, exponent_bits, mantissa_bits)?,
+        Data::F32(v) => each(v, exponent_bits, mantissa_bits)?,
+        Data::F64(v) => each(v, exponent_bits, mantissa_bits)?,
+        Data::F8E4M3FN(v) => each(v, exponent_bits, mantissa_bits)?,
+        Data::F8E5M2(v) => each(v, exponent_bits, mantissa_bits)?,
         other => return Err(unsupported("ReducePrecision", other.element_type())),
     };
     Ok(ArrayLiteral::with_shape(x.shape.clone(), data))
+}
+
+/// The facts of the operand's type T that ReducePrecision's rounding needs.
+#[derive(Clone, Copy)]
+struct SourceFormat {
+    /// T's exponent bias (odd for every type: 2^(e-1) - 1).
+    bias: i32,
+    /// The binade of T's smallest normal number, 1 - bias.
+    min_exponent: i32,
+}
+
+/// Step 1 of ReducePrecision: `a` (finite, > 0, a value of T) rounded to `m`
+/// fraction bits in its binade, ties to even at the bit level. Exact.
+fn round_mantissa(a: f64, m: i32, t: SourceFormat) -> f64 {
+    let k = exponent_of(a).max(t.min_exponent);
+    // 2^q is the spacing of the reduced values in this binade.
+    let q = k - m;
+    // a = significand * 2^e exactly, from the f64's own bits.
+    let bits = a.to_bits();
+    let (field, fraction) = ((bits >> 52) & 0x7ff, bits & ((1u64 << 52) - 1));
+    let (significand, e) = if field == 0 { (fraction, -1074) } else { (fraction | 1 << 52, field as i32 - 1075) };
+    if q <= e {
+        return a; // already a multiple of 2^q
+    }
+    let shift = (q - e) as u32;
+    if shift >= 64 {
+        return 0.0; // a < 2^(q-11): far below half a step
+    }
+    let mut n = significand >> shift;
+    let rest = significand & ((1u64 << shift) - 1);
+    let half = 1u64 << (shift - 1);
+    // The lowest bit T's encoding keeps: n's last bit, except for m = 0 in a
+    // normal binade, where it is the exponent field's last bit.
+    let kept_bit_is_odd = if m == 0 && exponent_of(a) >= t.min_exponent { (k + t.bias) & 1 == 1 } else { n & 1 == 1 };
+    if rest > half || (rest == half && kept_bit_is_odd) {
+        n += 1;
+    }
+    times_power_of_two(n, q)
+}
+
+/// `n * 2^q`, exact when the result is an f64 (n <= 2^53). Here
+/// `q = k - m` lies in [-1074, 1023] (k >= -1022, 0 <= m <= 52).
+fn times_power_of_two(n: u64, q: i32) -> f64 {
+    let power = |p: i32| f64::from_bits(((p.clamp(-1022, 1023) + 1023) as u64) << 52);
+    if q < -1022 {
+        // two steps, so that no factor is itself subnormal
+        (n as f64 * power(q + 64)) * power(-64)
+    } else {
+        n as f64 * power(q)
+    }
 }

@@ -1,18 +1,75 @@
 //! Rules of BatchNormTraining, BatchNormInference and BatchNormGrad.
+//!
+//! The three share their rules (document §BatchNormTraining and siblings):
+//! `feature_index` must be a valid index for the feature dimension of
+//! `operand`, the per-feature operands are 1-dimensional arrays with one
+//! entry per feature, and everything has the operand's floating-point
+//! element type (as XLA; the document does not spell the types out).
 
-use super::rules::Check;
-use crate::types::Shape;
+use super::rules::*;
+use crate::types::{ArrayShape, ElementType, Shape};
 
-fn pending(op: &str) -> Check<Shape> {
-    Err(format!("{op} is not implemented yet in this version of xlaref"))
+/// The operand: a real floating-point array with a dimension at
+/// `feature_index`; returns it and the feature count.
+fn operand_and_features(operand: &Shape, feature_index: i64) -> Check<(&ArrayShape, i64)> {
+    let a = array(operand, "operand")?;
+    element_type_is(a.element_type, a.element_type.is_float(), "operand", "a floating-point type")?;
+    if feature_index < 0 || feature_index >= a.rank() as i64 {
+        return Err(format!("feature_index {feature_index} is not a dimension of the operand {a} (rank {})", a.rank()));
+    }
+    Ok((a, a.dims[feature_index as usize]))
 }
 
-pub fn training(_feature_index: i64, _operands: &[&Shape]) -> Check<Shape> {
-    pending("BatchNormTraining")
+/// A per-feature operand (`scale`, `offset`, `mean`, `variance`, ...): a
+/// 1-dimensional array of the operand's element type with `features` entries.
+fn per_feature(shape: &Shape, what: &str, t: ElementType, features: i64) -> Check {
+    let a = array(shape, what)?;
+    if a.rank() != 1 {
+        return Err(format!("{what} must be a 1-dimensional array, got {a}"));
+    }
+    if a.element_type != t {
+        return Err(format!("{what} has element type {}; it must have the operand's element type {t}", a.element_type));
+    }
+    if a.dims[0] != features {
+        return Err(format!("{what} has {} entries; it must have one per feature, {features}", a.dims[0]));
+    }
+    Ok(())
 }
-pub fn inference(_feature_index: i64, _operands: &[&Shape]) -> Check<Shape> {
-    pending("BatchNormInference")
+
+/// BatchNormTraining(operand, scale, offset): `(output, batch_mean, batch_var)`.
+pub fn training(feature_index: i64, operands: &[&Shape]) -> Check<Shape> {
+    operand_count(operands, 3)?;
+    let (a, features) = operand_and_features(operands[0], feature_index)?;
+    per_feature(operands[1], "scale", a.element_type, features)?;
+    per_feature(operands[2], "offset", a.element_type, features)?;
+    let moments = Shape::array(a.element_type, vec![features]);
+    Ok(Shape::Tuple(vec![Shape::Array(a.clone()), moments.clone(), moments]))
 }
-pub fn grad(_feature_index: i64, _operands: &[&Shape]) -> Check<Shape> {
-    pending("BatchNormGrad")
+
+/// BatchNormInference(operand, scale, offset, mean, variance): an array of
+/// the operand's shape.
+pub fn inference(feature_index: i64, operands: &[&Shape]) -> Check<Shape> {
+    operand_count(operands, 5)?;
+    let (a, features) = operand_and_features(operands[0], feature_index)?;
+    for (shape, what) in operands[1..].iter().zip(["scale", "offset", "mean", "variance"]) {
+        per_feature(shape, what, a.element_type, features)?;
+    }
+    Ok(Shape::Array(a.clone()))
+}
+
+/// BatchNormGrad(operand, scale, batch_mean, batch_var, grad_output):
+/// `(grad_operand, grad_scale, grad_offset)`; `grad_output` has the
+/// operand's shape.
+pub fn grad(feature_index: i64, operands: &[&Shape]) -> Check<Shape> {
+    operand_count(operands, 5)?;
+    let (a, features) = operand_and_features(operands[0], feature_index)?;
+    for (shape, what) in operands[1..4].iter().zip(["scale", "batch_mean", "batch_var"]) {
+        per_feature(shape, what, a.element_type, features)?;
+    }
+    let grad_output = array(operands[4], "grad_output")?;
+    if grad_output.element_type != a.element_type || grad_output.dims != a.dims {
+        return Err(format!("grad_output has shape {grad_output}; it must have the operand's shape {a}"));
+    }
+    let per_feature = Shape::array(a.element_type, vec![features]);
+    Ok(Shape::Tuple(vec![Shape::Array(a.clone()), per_feature.clone(), per_feature]))
 }

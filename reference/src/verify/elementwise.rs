@@ -194,15 +194,16 @@ pub fn convert(new_element_type: ElementType, operands: &[&Shape]) -> Check<Shap
     Ok(Shape::Array(a.with_element_type(new_element_type)))
 }
 
-/// BitcastConvertType: equal widths keep the dimensions; a narrower target
-/// adds a minor dimension of size B/B'; a wider one drops a minor dimension
-/// that must be B'/B. Real and complex types do not mix (as XLA), and pred
-/// has no defined bit pattern beyond 0/1.
+/// BitcastConvertType — document §BitcastConvertType: equal widths keep the
+/// dimensions; a narrower target adds a minor dimension of size B/B'; a
+/// wider one drops a minor dimension that must be B'/B. As XLA: real and
+/// complex types do not mix, and pred (no defined bit pattern beyond 0/1)
+/// only bitcasts to itself.
 pub fn bitcast_convert(new_element_type: ElementType, operands: &[&Shape]) -> Check<Shape> {
     operand_count(operands, 1)?;
     let a = array(operands[0], "operand")?;
     let (from, to) = (a.element_type, new_element_type);
-    if from.is_pred() || to.is_pred() {
+    if from.is_pred() != to.is_pred() {
         return Err("BitcastConvertType does not convert to or from pred".into());
     }
     if from.is_complex() != to.is_complex() {
