@@ -1,11 +1,59 @@
 //! Rules of Cholesky and TriangularSolve.
 
-use super::rules::Check;
-use crate::types::Shape;
+use super::rules::*;
+use crate::types::{ArrayShape, Shape};
 
-pub fn cholesky(_operands: &[&Shape]) -> Check<Shape> {
-    Err("Cholesky is not implemented yet in this version of xlaref".into())
+/// A batch of square matrices `[..., M, M]` of a floating-point or complex
+/// type; returns `M`.
+fn square_matrices(a: &ArrayShape, what: &str) -> Check<i64> {
+    element_type_is(a.element_type, a.element_type.is_floating(), what, "a floating-point or complex type")?;
+    let r = a.rank();
+    if r < 2 {
+        return Err(format!("{what} must have at least 2 dimensions (a batch of matrices), got {a}"));
+    }
+    let (rows, cols) = (a.dims[r - 2], a.dims[r - 1]);
+    if rows != cols {
+        return Err(format!("{what} must be a batch of square matrices [..., M, M], its minor dimensions are {rows} and {cols}"));
+    }
+    Ok(rows)
 }
-pub fn triangular_solve(_left_side: bool, _operands: &[&Shape]) -> Check<Shape> {
-    Err("TriangularSolve is not implemented yet in this version of xlaref".into())
+
+/// Cholesky — document §Cholesky: `a` is a batch of square matrices of a
+/// floating-point or complex type (all but the minor two dimensions are batch
+/// dimensions); the result has its shape.
+pub fn cholesky(operands: &[&Shape]) -> Check<Shape> {
+    operand_count(operands, 1)?;
+    let a = array(operands[0], "a")?;
+    square_matrices(a, "a")?;
+    Ok(operands[0].clone())
+}
+
+/// TriangularSolve — document §TriangularSolve: `a` is `[..., M, M]`, `b` of
+/// the same type is `[..., M, K]` (`left_side`) or `[..., K, M]`, and the
+/// batch dimensions are equal. The result `x` has `b`'s shape.
+pub fn triangular_solve(left_side: bool, operands: &[&Shape]) -> Check<Shape> {
+    operand_count(operands, 2)?;
+    let a = array(operands[0], "a")?;
+    let b = array(operands[1], "b")?;
+    same_element_type(a, b, "a and b")?;
+    let m = square_matrices(a, "a")?;
+    let r = b.rank();
+    if r < 2 {
+        return Err(format!("b must have at least 2 dimensions (a batch of matrices), got {b}"));
+    }
+    if r != a.rank() {
+        return Err(format!("a and b must have the same number of dimensions, got {} and {r}", a.rank()));
+    }
+    if a.dims[..r - 2] != b.dims[..r - 2] {
+        return Err(format!("a and b must have equal batch dimensions, got {:?} and {:?}", &a.dims[..r - 2], &b.dims[..r - 2]));
+    }
+    let (shared, form) = if left_side {
+        (b.dims[r - 2], "[..., M, K] when left_side is true")
+    } else {
+        (b.dims[r - 1], "[..., K, M] when left_side is false")
+    };
+    if shared != m {
+        return Err(format!("b has shape {b}; it must be {form}, with M = {m} from a"));
+    }
+    Ok(operands[1].clone())
 }

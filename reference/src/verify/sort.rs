@@ -1,17 +1,91 @@
 //! Rules of Sort and TopK.
 
-use super::rules::Check;
+use super::rules::*;
 use super::Ctx;
 use crate::ir::ComputationId;
-use crate::types::Shape;
+use crate::types::{ElementType, Shape};
 
-fn pending(op: &str) -> Check<Shape> {
-    Err(format!("{op} is not implemented yet in this version of xlaref"))
+/// The dimension Sort sorts along: `None` is the last one; a negative value
+/// counts from the end (as XLA: `-1` is the builder's default, and the HLO
+/// path accepts any value in `[-rank, rank)`).
+fn sort_dimension(dimension: Option<i64>, rank: usize) -> Check<usize> {
+    let r = rank as i64;
+    let d = dimension.unwrap_or(r - 1);
+    if rank == 0 {
+        return Err("operands must have at least one dimension to sort along, got a scalar".into());
+    }
+    if d < -r || d >= r {
+        return Err(format!("dimension {d} is out of range [-{r}, {r}) for operands with {rank} dimensions"));
+    }
+    Ok(if d < 0 { (d + r) as usize } else { d as usize })
 }
 
-pub fn sort(_c: ComputationId, _dimension: Option<i64>, _operands: &[&Shape], _ctx: &Ctx) -> Check<Shape> {
-    pending("Sort")
+/// Sort — document §Sort: one or more arrays with the same dimensions (element
+/// types may differ); `comparator` takes `2 * n` scalars (parameters `2k`
+/// and `2k + 1` have operand `k`'s type) and returns `pred[]`; `dimension` is
+/// in range. The result is the array for one operand, a tuple otherwise.
+pub fn sort(comparator: ComputationId, dimension: Option<i64>, operands: &[&Shape], ctx: &Ctx) -> Check<Shape> {
+    min_operands(operands, 1)?;
+    let first = array(operands[0], "operand 0")?;
+    for (k, s) in operands.iter().enumerate().skip(1) {
+        let a = array(s, &format!("operand {k}"))?;
+        if a.dims != first.dims {
+            return Err(format!(
+                "all operands must have the same dimensions: operand {k} has dimensions {:?}, operand 0 has {:?}",
+                a.dims, first.dims
+            ));
+        }
+    }
+    sort_dimension(dimension, first.rank())?;
+
+    let name = ctx.computation_name(comparator);
+    let sig = ctx.signature(comparator)?;
+    let n = operands.len();
+    if sig.params.len() != 2 * n {
+        return Err(format!(
+            "comparator `{name}` takes {} parameters; sorting {n} operand{} needs 2 * {n} = {} scalar parameters",
+            sig.params.len(),
+            if n == 1 { "" } else { "s" },
+            2 * n
+        ));
+    }
+    for (p, param) in sig.params.iter().enumerate() {
+        let k = p / 2;
+        let t = operands[k].as_array().map(|a| a.element_type);
+        let ok = matches!((param.as_array(), t), (Some(s), Some(t)) if s.is_scalar() && s.element_type == t);
+        if !ok {
+            let expected = Shape::scalar(t.unwrap_or(ElementType::Pred));
+            return Err(format!(
+                "comparator `{name}` parameter {p} has shape {param}; it must be {expected}, a scalar of operand {k}'s element type"
+            ));
+        }
+    }
+    if !sig.result.compatible(&Shape::scalar(ElementType::Pred)) {
+        return Err(format!("comparator `{name}` must return pred[], returns {}", sig.result));
+    }
+    Ok(if n == 1 { operands[0].clone() } else { Shape::Tuple(operands.iter().map(|&s| s.clone()).collect()) })
 }
-pub fn top_k(_k: i64, _operands: &[&Shape]) -> Check<Shape> {
-    pending("TopK")
+
+/// TopK — document §TopK: the operand has at least one dimension, an ordered
+/// element type, and `0 <= k <=` its last dimension. The result is the tuple
+/// `(values, indices)` of shape `[..., k]`, indices `s32`.
+pub fn top_k(k: i64, operands: &[&Shape]) -> Check<Shape> {
+    operand_count(operands, 1)?;
+    let a = array(operands[0], "operand")?;
+    let Some(&last) = a.dims.last() else {
+        return Err("the operand must have at least one dimension, got a scalar".into());
+    };
+    element_type_is(a.element_type, !a.element_type.is_complex(), "operand", "a type with an order (not complex)")?;
+    if k < 0 || k > last {
+        return Err(format!("k is {k}; it must be in [0, {last}], the size of the operand's last dimension"));
+    }
+    let mut values = a.clone();
+    if let Some(d) = values.dims.last_mut() {
+        *d = k;
+    }
+    if let Some(d) = values.dynamic.last_mut() {
+        *d = false;
+    }
+    let indices = values.with_element_type(ElementType::S32);
+    Ok(Shape::Tuple(vec![Shape::Array(values), Shape::Array(indices)]))
 }
