@@ -69,10 +69,12 @@ impl Padding {
                 .zip(window_dims)
                 .zip(strides)
                 .map(|((&input, &window), &stride)| {
-                    let stride = stride.max(1);
+                    // In i128: no attribute value can overflow the arithmetic.
+                    let (input, window, stride) = (input as i128, window as i128, stride.max(1) as i128);
                     let output = (input + stride - 1) / stride;
                     let total = ((output - 1) * stride + window - input).max(0);
-                    (total / 2, total - total / 2)
+                    let clamp = |v: i128| v.clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+                    (clamp(total / 2), clamp(total - total / 2))
                 })
                 .collect(),
         }

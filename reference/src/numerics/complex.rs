@@ -16,8 +16,12 @@ fn has_nan(z: C) -> bool {
 
 const NAN2: C = C { re: f64::NAN, im: f64::NAN };
 
-/// |z| without intermediate overflow.
+/// |z| without intermediate overflow; NaN if either part is NaN (XLA CPU:
+/// |inf + NaN i| = NaN, where C99's hypot gives inf).
 pub fn abs(z: C) -> f64 {
+    if has_nan(z) {
+        return f64::NAN;
+    }
     libm::hypot(z.re, z.im)
 }
 
@@ -61,33 +65,63 @@ pub fn log(z: C) -> C {
     C::new(libm::log(abs(z)), libm::atan2(z.im, z.re))
 }
 
-/// log(1 + z), accurate for small |z|.
+/// log(1 + z), accurate when |1 + z| is near 1: ln|1 + z| =
+/// 0.5·log1p(2x + x² + y²), with the sum formed exactly (error-free
+/// products and sums) so it cannot cancel away its digits.
 pub fn log1p(z: C) -> C {
     if has_nan(z) {
         return NAN2;
     }
     let (x, y) = (z.re, z.im);
-    if x.abs() < 0.5 && y.abs() < 0.5 {
-        // ln|1+z| = 0.5 * log1p(2x + x² + y²)
-        let re = 0.5 * libm::log1p(x * (2.0 + x) + y * y);
-        C::new(re, libm::atan2(y, 1.0 + x))
+    if x.abs() < 1.0 && y.abs() < 1.0 {
+        let sum = exact_sum(&[2.0 * x, x * x, (x).mul_add(x, -(x * x)), y * y, y.mul_add(y, -(y * y))]);
+        C::new(0.5 * libm::log1p(sum), libm::atan2(y, 1.0 + x))
     } else {
         log(C::new(1.0 + x, y))
     }
 }
 
+/// The sum of the terms, rounded once (compensated summation that keeps the
+/// rounding error of every addition).
+fn exact_sum(terms: &[f64]) -> f64 {
+    let mut sum = 0.0f64;
+    let mut error = 0.0f64;
+    for &t in terms {
+        let s = sum + t;
+        let bp = s - sum;
+        error += (sum - (s - bp)) + (t - bp);
+        sum = s;
+    }
+    sum + error
+}
+
+/// e^z = e^x (cos y + i sin y). A real argument (zero imaginary part of
+/// either sign) gives a +0 imaginary part, NaN + 0i gives NaN + 0i (XLA
+/// CPU); e^(-inf + i·y) is 0 even for y = ±inf or NaN (C99); e^x is split in two halves
+/// where it alone would overflow but the product does not.
 pub fn exp(z: C) -> C {
     let (x, y) = (z.re, z.im);
-    if y == 0.0 && !x.is_nan() {
-        return C::new(libm::exp(x), y);
+    if y == 0.0 {
+        return C::new(libm::exp(x), 0.0);
+    }
+    if x == f64::NEG_INFINITY && !y.is_finite() {
+        return C::new(0.0, 0.0);
+    }
+    if x > 700.0 {
+        let h = libm::exp(x / 2.0);
+        return C::new(h * libm::cos(y) * h, h * libm::sin(y) * h);
     }
     let r = libm::exp(x);
     C::new(r * libm::cos(y), r * libm::sin(y))
 }
 
 /// e^z - 1, accurate for small |z|: expm1(x)·cos y - 2 sin²(y/2) + i e^x sin y.
+/// A real argument gives a +0 imaginary part (as Exp).
 pub fn expm1(z: C) -> C {
     let (x, y) = (z.re, z.im);
+    if y == 0.0 {
+        return C::new(libm::expm1(x), 0.0);
+    }
     let half = libm::sin(y / 2.0);
     C::new(libm::expm1(x) * libm::cos(y) - 2.0 * half * half, libm::exp(x) * libm::sin(y))
 }
@@ -102,9 +136,16 @@ pub fn cos(z: C) -> C {
     C::new(libm::cos(x) * libm::cosh(y), -libm::sin(x) * libm::sinh(y))
 }
 
-/// tanh by Kahan's formula, which neither overflows nor cancels.
+/// tanh by Kahan's formula, which neither overflows nor cancels. A real
+/// argument gives a +0 imaginary part; tanh(±inf + i·NaN) = ±1 + 0i (XLA CPU).
 pub fn tanh(z: C) -> C {
     let (x, y) = (z.re, z.im);
+    if y == 0.0 {
+        return C::new(libm::tanh(x), 0.0);
+    }
+    if x.is_infinite() && !y.is_finite() {
+        return C::new(1f64.copysign(x), 0.0);
+    }
     if x.abs() > 22.0 {
         let e = libm::exp(-2.0 * x.abs());
         return C::new(1f64.copysign(x), 4.0 * libm::sin(y) * libm::cos(y) * e);

@@ -131,6 +131,9 @@ pub fn shortest(x: f64, read: impl Fn(&str) -> Option<f64>) -> String {
 /// Formats an f64 that is already the shortest decimal: `1500.0`, `0.25`, `1e-07`.
 pub fn pretty(x: f64) -> String {
     let a = x.abs();
+    if a == 0.0 {
+        return if x.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
+    }
     if (1e-5..1e16).contains(&a) {
         let s = format!("{x}");
         if s.contains('.') {

@@ -76,14 +76,17 @@ pub fn binary(op: BinaryOp, broadcast_dimensions: Option<&[i64]>, operands: &[&S
 }
 
 /// Comparisons: like binary arithmetic, with a pred result. Complex numbers
-/// have no order: only Eq and Ne (not total order) accept them.
+/// have no order: only Eq and Ne (and their TotalOrder forms) accept them.
 pub fn compare(direction: Direction, total_order: bool, broadcast_dimensions: Option<&[i64]>, operands: &[&Shape]) -> Check<Shape> {
     operand_count(operands, 2)?;
     let lhs = array(operands[0], "lhs")?;
     let rhs = array(operands[1], "rhs")?;
     same_element_type(lhs, rhs, "lhs and rhs")?;
     let t = lhs.element_type;
-    if t.is_complex() && (total_order || !matches!(direction, Direction::Eq | Direction::Ne)) {
+    // The TotalOrder variants order real floats; on complex numbers, which
+    // have no order, EqTotalOrder and NeTotalOrder are plain Eq and Ne.
+    let _ = total_order;
+    if t.is_complex() && !matches!(direction, Direction::Eq | Direction::Ne) {
         return Err(format!("complex operands ({t}) can only be compared with Eq or Ne"));
     }
     let dims = broadcast_shapes(lhs, rhs, broadcast_dimensions)?;
@@ -101,7 +104,7 @@ pub fn broadcast_shapes(lhs: &ArrayShape, rhs: &ArrayShape, broadcast_dimensions
     let expanded = match broadcast_dimensions {
         Some(bd) if !bd.is_empty() || low.rank() != high.rank() => {
             if low.rank() == high.rank() {
-                if bd.iter().enumerate().any(|(i, &d)| d != i as i64) {
+                if bd.len() != low.rank() || bd.iter().enumerate().any(|(i, &d)| d != i as i64) {
                     return Err(format!("operands have the same rank; broadcast_dimensions must be empty or the identity, got {bd:?}"));
                 }
                 low.dims.clone()
