@@ -190,9 +190,24 @@ pub fn run_case(case: &Case, engine: &dyn Engine, options: &RunOptions) -> Outco
             m => json::read_module(m, &Path::new("module"), options.read_options()).map_err(|e| format!("read error: {e}"))?,
         };
         let verified = verify::verify(module, &options.verify_options()).map_err(|e| format!("verify error: {e}"))?;
-        engine.run(&verified, case.args.clone(), &mut env).map_err(|e| format!("run error: {e}"))
+        // A panic is a bug in an engine; report it as this case's failure
+        // rather than ending the whole run.
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.run(&verified, case.args.clone(), &mut env)));
+        match run {
+            Ok(result) => result.map_err(|e| format!("run error: {e}")),
+            Err(panic) => Err(format!("internal error: the {} engine panicked: {}", engine.name(), panic_message(&panic))),
+        }
     })();
     Outcome { result, outfeed: env.outfeed }
+}
+
+/// The text of a panic payload.
+pub fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(no message)".into())
 }
 
 /// Judges an outcome against the case: `Ok` or the reason it fails.

@@ -148,7 +148,8 @@ fn float_matches<T: Float>(x: T, y: T, t: Option<&Tolerance>) -> bool {
     match t {
         None => (a.is_nan() && b.is_nan()) || (a == b && a.is_sign_negative() == b.is_sign_negative()),
         Some(t) => {
-            let ulps = if a == 0.0 && b == 0.0 { 0.0 } else { (total_order_key(x) as i128 - total_order_key(y) as i128).unsigned_abs() as f64 };
+            let ulps =
+                if a == 0.0 && b == 0.0 { 0.0 } else { (total_order_key(x) as i128 - total_order_key(y) as i128).unsigned_abs() as f64 };
             t.accepts(a, b, ulps)
         }
     }

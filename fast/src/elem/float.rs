@@ -14,7 +14,6 @@ pub trait Wide:
 {
     const ZERO: Self;
     const ONE: Self;
-    fn from_f64(x: f64) -> Self;
     fn to_f64(self) -> f64;
     fn is_nan(self) -> bool;
     fn is_sign_negative(self) -> bool;
@@ -45,10 +44,6 @@ macro_rules! wide {
         impl Wide for $t {
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
-            #[inline(always)]
-            fn from_f64(x: f64) -> Self {
-                x as $t
-            }
             #[inline(always)]
             fn to_f64(self) -> f64 {
                 self as f64

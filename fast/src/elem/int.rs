@@ -3,10 +3,6 @@
 //! `MIN / -1`, out-of-range shifts and negative powers.
 
 pub trait FInt: Copy + Ord + Default + Send + Sync + 'static {
-    const BITS: u32;
-    const ZERO: Self;
-    const ONE: Self;
-    const ALL_ONES: Self;
     fn wadd(self, o: Self) -> Self;
     fn wsub(self, o: Self) -> Self;
     fn wmul(self, o: Self) -> Self;
@@ -26,17 +22,11 @@ pub trait FInt: Copy + Ord + Default + Send + Sync + 'static {
     fn popcnt(self) -> Self;
     fn clz(self) -> Self;
     fn is_negative(self) -> bool;
-    fn as_i128(self) -> i128;
-    fn from_i128_wrapping(v: i128) -> Self;
 }
 
 macro_rules! fint {
     ($t:ty, $s:ty, $u:ty) => {
         impl FInt for $t {
-            const BITS: u32 = <$t>::BITS;
-            const ZERO: Self = 0;
-            const ONE: Self = 1;
-            const ALL_ONES: Self = !0;
             #[inline(always)]
             fn wadd(self, o: Self) -> Self {
                 self.wrapping_add(o)
@@ -115,7 +105,7 @@ macro_rules! fint {
             }
             #[inline(always)]
             fn sra(self, o: Self) -> Self {
-                let amount = u32::try_from(o as $u).unwrap_or(u32::MAX).min(Self::BITS - 1);
+                let amount = u32::try_from(o as $u).unwrap_or(u32::MAX).min(<$t>::BITS - 1);
                 ((self as $s) >> amount) as $t
             }
             #[inline(always)]
@@ -154,14 +144,6 @@ macro_rules! fint {
             #[allow(unused_comparisons)]
             fn is_negative(self) -> bool {
                 self < 0
-            }
-            #[inline(always)]
-            fn as_i128(self) -> i128 {
-                self as i128
-            }
-            #[inline(always)]
-            fn from_i128_wrapping(v: i128) -> Self {
-                v as $t
             }
         }
     };

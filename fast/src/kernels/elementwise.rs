@@ -260,10 +260,7 @@ fn int_unary<T: FInt>(op: UnaryOp, v: &[T]) -> R<Vec<T>> {
     })
 }
 
-fn float_unary<T: FFloat>(op: UnaryOp, v: &[T]) -> R<Data>
-where
-    T: xlaref_reference::literal::Stored,
-{
+fn float_unary<T: FFloat + xlaref_reference::literal::Stored>(op: UnaryOp, v: &[T]) -> R<Data> {
     use UnaryOp::*;
     let f = |g: fn(T::W) -> T::W| move |x: T| T::down(g(x.up()));
     let sign_mask = 1u64 << (T::WIDTH - 1);

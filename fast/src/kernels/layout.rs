@@ -212,10 +212,11 @@ pub fn pad(x: &ArrayLiteral, value: &ArrayLiteral, config: &[xlaref_reference::i
             .zip(in_dims)
             .zip(out_dims)
             .map(|((p, &size), &o)| {
-                let step = p.interior_padding + 1;
-                let first = if p.edge_padding_low >= 0 { 0 } else { (-p.edge_padding_low + step - 1) / step };
-                let last = ((o - 1 - p.edge_padding_low).div_euclid(step)).min(size - 1);
-                (first, last)
+                // i128: padding attributes may be any i64.
+                let (low, step) = (p.edge_padding_low as i128, p.interior_padding as i128 + 1);
+                let first = if low >= 0 { 0 } else { (-low + step - 1) / step };
+                let last = ((o as i128 - 1 - low).div_euclid(step)).min(size as i128 - 1);
+                (first.min(i64::MAX as i128) as i64, last.max(-1) as i64)
             })
             .collect();
         if ranges.iter().any(|&(f, l)| f > l) {
@@ -228,7 +229,8 @@ pub fn pad(x: &ArrayLiteral, value: &ArrayLiteral, config: &[xlaref_reference::i
             let mut to = 0isize;
             for d in 0..index.len() {
                 from += index[d] as isize * in_strides[d];
-                to += (config[d].edge_padding_low + index[d] * (config[d].interior_padding + 1)) as isize * out_strides[d];
+                let at = config[d].edge_padding_low as i128 + index[d] as i128 * (config[d].interior_padding as i128 + 1);
+                to += at as isize * out_strides[d];
             }
             out[to as usize] = src[from as usize];
             let mut d = index.len();

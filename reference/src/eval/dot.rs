@@ -310,7 +310,7 @@ mod tests {
         let out = ArrayShape::new(ElementType::F32, vec![3, 2]);
         let r = dot_general(&a, &b, &dot_dimension_numbers(2), &out).unwrap();
         let (av, bv) = (a.typed::<f32>().unwrap(), b.typed::<f32>().unwrap());
-        let mut want = vec![0f32; 6];
+        let mut want = [0f32; 6];
         for i in 0..3 {
             for j in 0..2 {
                 want[i * 2 + j] = (0..4).map(|k| av[i * 4 + k] * bv[k * 2 + j]).sum();
@@ -322,8 +322,8 @@ mod tests {
     #[test]
     fn two_contracting_dimensions_and_batch() {
         // lhs [2 batch, 2 contracting a, 3 contracting b], rhs [3 b, 2 batch, 2 a]
-        let lhs = ArrayLiteral::from_vec(vec![2, 2, 3], (0..12).map(|x| x as i32).collect());
-        let rhs = ArrayLiteral::from_vec(vec![3, 2, 2], (0..12).map(|x| (x % 5) as i32).collect());
+        let lhs = ArrayLiteral::from_vec(vec![2, 2, 3], (0..12i32).collect());
+        let rhs = ArrayLiteral::from_vec(vec![3, 2, 2], (0..12i32).map(|x| x % 5).collect());
         let d = DotDims {
             lhs_contracting_dimensions: vec![1, 2],
             rhs_contracting_dimensions: vec![2, 0],

@@ -92,10 +92,12 @@ pub fn check_arguments(module: &VerifiedModule, args: &[Literal]) -> Result<(), 
     if params.len() != args.len() {
         return Err(RunError::Argument(format!("the entry computation takes {} arguments, got {}", params.len(), args.len())));
     }
+    let entry = module.computation(module.entry());
     for (i, (p, a)) in params.iter().zip(args).enumerate() {
         let shape = a.shape();
         if !p.compatible(&shape) {
-            return Err(RunError::Argument(format!("argument {i} has shape {shape}, parameter {i} has shape {p}")));
+            let name = &entry.instructions[i].name;
+            return Err(RunError::Argument(format!("argument {i} has shape {shape}, parameter {i} (`{name}`) has shape {p}")));
         }
     }
     Ok(())

@@ -91,12 +91,13 @@ pub fn concat_in_dim(operands: &[&ArrayLiteral], dimension: i64, out: &ArrayShap
 pub fn pad(x: &ArrayLiteral, padding_value: &ArrayLiteral, config: &[PadDim], out: &ArrayShape) -> ArrayLiteral {
     x.remap(out, Some(padding_value), |out_index, in_index| {
         for (d, p) in config.iter().enumerate() {
-            let pos = out_index[d] - p.edge_padding_low;
-            let step = p.interior_padding + 1;
-            if pos < 0 || pos % step != 0 || pos / step >= x.dims()[d] {
+            // i128: padding attributes may be any i64.
+            let pos = out_index[d] as i128 - p.edge_padding_low as i128;
+            let step = p.interior_padding as i128 + 1;
+            if pos < 0 || pos % step != 0 || pos / step >= x.dims()[d] as i128 {
                 return false;
             }
-            in_index[d] = pos / step;
+            in_index[d] = (pos / step) as i64;
         }
         true
     })

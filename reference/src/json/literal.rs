@@ -57,8 +57,7 @@ pub fn read_literal(value: &Value, shape: &Shape, path: &Path, max_elements: i64
 }
 
 fn read_array(value: &Value, shape: &ArrayShape, path: &Path, max_elements: i64) -> Result<ArrayLiteral, ReadError> {
-    let count = shape.checked_element_count().filter(|&n| n <= max_elements);
-    if count.is_none() {
+    if Shape::Array(shape.clone()).written_size() > max_elements {
         return Err(path.error(format!("shape {shape} has more elements than the limit of {max_elements}")));
     }
     let actual = actual_dims(value, shape, path)?;

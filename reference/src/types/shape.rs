@@ -141,6 +141,17 @@ impl Shape {
         matches!(self, Shape::Token)
     }
 
+    /// The size of the shape's written form: elements, counting each
+    /// zero-sized dimension as 1 (a `f32[1000000000,0]` value is a billion
+    /// empty lists), tuples summed, saturating.
+    pub fn written_size(&self) -> i64 {
+        match self {
+            Shape::Array(a) => a.dims.iter().try_fold(1i64, |acc, &d| acc.checked_mul(d.max(1))).unwrap_or(i64::MAX),
+            Shape::Tuple(t) => t.iter().fold(0i64, |acc, s| acc.saturating_add(s.written_size())),
+            Shape::Token => 0,
+        }
+    }
+
     /// Total number of array elements in the shape (tuples summed), saturating.
     pub fn total_elements(&self) -> i64 {
         match self {
@@ -180,8 +191,10 @@ struct ShapeParser<'a> {
     depth: usize,
 }
 
-/// Tuples nest at most this deep, so no shape text can exhaust the stack.
-const MAX_TUPLE_DEPTH: usize = 64;
+/// Tuples nest at most this deep, so no shape text can exhaust the stack and
+/// every value of every shape fits in a JSON document (serde_json reads at
+/// most 128 levels; a tuple level takes two, an array dimension one).
+pub const MAX_TUPLE_DEPTH: usize = 24;
 
 /// The most dimensions an array may have (far beyond real programs; keeps
 /// every recursion over dimensions shallow).
@@ -265,7 +278,10 @@ impl ShapeParser<'_> {
                 if self.eat(b']') {
                     break;
                 }
-                self.expect(b',')?;
+                if !self.eat(b',') {
+                    let text = String::from_utf8_lossy(self.s);
+                    return Err(format!("expected `,` or `]` at offset {} in `{text}`", self.pos));
+                }
             }
         }
         self.skip_layout()?;

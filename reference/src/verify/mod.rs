@@ -24,6 +24,7 @@ mod world;
 
 use crate::error::VerifyError;
 use crate::ir::{Computation, ComputationId, Instruction, Module, Op};
+use crate::types::shape::MAX_TUPLE_DEPTH;
 use crate::types::Shape;
 
 /// Limits and world facts the verifier checks against.
@@ -194,10 +195,12 @@ fn verify_computation(c: &Computation, ctx: &Ctx) -> Result<(Vec<Shape>, Signatu
         if tuple_depth(&shape) > MAX_TUPLE_DEPTH {
             return Err(error(format!("tuples nest deeper than {MAX_TUPLE_DEPTH}")));
         }
-        let total = shape.total_elements();
+        // Zero-sized dimensions count as 1: a `f32[1000000000,0]` result is
+        // written as a billion empty lists.
+        let total = shape.written_size();
         if total > ctx.options.max_elements {
             return Err(error(format!(
-                "shape {shape} has {total} elements, more than the limit of {} (raise it with --max-elements)",
+                "shape {shape} has {total} elements (zero-sized dimensions counted as 1), more than the limit of {} (raise it with --max-elements)",
                 ctx.options.max_elements
             )));
         }
@@ -207,10 +210,6 @@ fn verify_computation(c: &Computation, ctx: &Ctx) -> Result<(Vec<Shape>, Signatu
     let result = shapes[c.root].clone();
     Ok((shapes, Signature { params, result }))
 }
-
-/// Tuples nest at most this deep (operands were checked, so the recursion
-/// below is shallow).
-const MAX_TUPLE_DEPTH: usize = 64;
 
 fn tuple_depth(shape: &Shape) -> usize {
     match shape {

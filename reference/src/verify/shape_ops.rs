@@ -102,7 +102,8 @@ pub fn slice(start: &[i64], limit: &[i64], strides: &[i64], operands: &[&Shape])
         if s < 0 || s > l || l > size {
             return Err(format!("dimension {d}: need 0 <= start_indices ({s}) <= limit_indices ({l}) <= size ({size})"));
         }
-        dims.push((l - s + strides[d] - 1) / strides[d]);
+        // ceil((l - s) / stride) without overflow for any stride >= 1
+        dims.push((l - s).div_euclid(strides[d]) + i64::from((l - s).rem_euclid(strides[d]) != 0));
     }
     Ok(Shape::array(a.element_type, dims))
 }
@@ -152,18 +153,13 @@ pub fn pad(config: &[PadDim], operands: &[&Shape]) -> Check<Shape> {
         if p.interior_padding < 0 {
             return Err(format!("dimension {d}: interior_padding {} is negative", p.interior_padding));
         }
-        let interior = (size - 1).max(0).checked_mul(p.interior_padding);
-        let out = interior
-            .and_then(|i| i.checked_add(size))
-            .and_then(|x| x.checked_add(p.edge_padding_low))
-            .and_then(|x| x.checked_add(p.edge_padding_high))
-            .ok_or_else(|| format!("dimension {d}: padded size overflows"))?;
+        // In i128: the attributes are i64, so no sum or product can overflow.
+        let holes = (size as i128 - 1).max(0) * p.interior_padding as i128;
+        let out = size as i128 + holes + p.edge_padding_low as i128 + p.edge_padding_high as i128;
         if out < 0 {
-            return Err(format!(
-                "dimension {d}: negative edge padding removes more than the {} elements there are",
-                size + (size - 1).max(0) * p.interior_padding
-            ));
+            return Err(format!("dimension {d}: negative edge padding removes more than the {} elements there are", size as i128 + holes));
         }
+        let out = i64::try_from(out).map_err(|_| format!("dimension {d}: padded size {out} does not fit in 64 bits"))?;
         dims.push(out);
     }
     Ok(Shape::array(a.element_type, dims))
