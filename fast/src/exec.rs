@@ -9,7 +9,7 @@ use xlaref_reference::types::{ArrayShape, Shape};
 use xlaref_reference::verify::VerifiedModule;
 use xlaref_reference::RunError;
 
-use crate::kernels::{elementwise as ew, layout};
+use crate::kernels::{self, elementwise as ew, layout};
 
 type R<T> = Result<T, RunError>;
 
@@ -132,7 +132,40 @@ impl<'a> Executor<'a> {
             Op::While { condition, body } => self.while_loop(*condition, *body, x[0])?,
             Op::OptimizationBarrier => x[0].clone(),
             Op::AfterAll => Literal::Token,
-            other => return Err(RunError::Unsupported(format!("{} is not implemented in the fast engine yet", other.name()))),
+            Op::BitcastConvertType { .. } | Op::ReducePrecision { .. } => kernels::precision::eval(self, op, x, shape)?,
+            Op::DynamicSlice { .. } | Op::DynamicUpdateSlice | Op::Gather(_) | Op::Scatter { .. } => {
+                kernels::indexing::eval(self, op, x, shape)?
+            }
+            Op::Reduce { .. } | Op::ReduceWindow { .. } | Op::SelectAndScatter { .. } | Op::Map { .. } => {
+                kernels::reduce::eval(self, op, x, shape)?
+            }
+            Op::Sort { .. } | Op::TopK { .. } => kernels::sort::eval(self, op, x, shape)?,
+            Op::Dot { .. } | Op::DotGeneral { .. } => kernels::dot::eval(self, op, x, shape)?,
+            Op::Conv(_) => kernels::conv::eval(self, op, x, shape)?,
+            Op::Fft { .. } => kernels::fft::eval(self, op, x, shape)?,
+            Op::Cholesky { .. } | Op::TriangularSolve { .. } => kernels::linalg::eval(self, op, x, shape)?,
+            Op::BatchNormTraining { .. } | Op::BatchNormInference { .. } | Op::BatchNormGrad { .. } => {
+                kernels::batch_norm::eval(self, op, x, shape)?
+            }
+            Op::ReplicaId
+            | Op::AllGather { .. }
+            | Op::AllReduce { .. }
+            | Op::AllToAll { .. }
+            | Op::CollectivePermute { .. }
+            | Op::ReduceScatter { .. }
+            | Op::CrossReplicaSum { .. }
+            | Op::RngUniform { .. }
+            | Op::RngNormal { .. }
+            | Op::RngBitGenerator { .. }
+            | Op::Infeed { .. }
+            | Op::Outfeed { .. }
+            | Op::Send { .. }
+            | Op::SendDone { .. }
+            | Op::Recv { .. }
+            | Op::RecvDone { .. }
+            | Op::CustomCall { .. }
+            | Op::GetDimensionSize { .. }
+            | Op::SetDimensionSize { .. } => kernels::world::eval(self, op, x, shape)?,
         })
     }
 

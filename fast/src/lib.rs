@@ -8,6 +8,9 @@ mod elem;
 mod exec;
 mod kernels;
 mod par;
+// Used by the reduce, sort and scatter kernels as they land.
+#[allow(dead_code)]
+mod scalar;
 
 use xlaref_reference::eval::{check_arguments, Env};
 use xlaref_reference::literal::Literal;

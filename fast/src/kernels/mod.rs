@@ -1,4 +1,15 @@
-//! The fast engine's kernels, one file per op family.
+//! The fast engine's kernels, one file per op family (the same families as
+//! the reference's `eval/`).
 
+pub mod batch_norm;
+pub mod conv;
+pub mod dot;
 pub mod elementwise;
+pub mod fft;
+pub mod indexing;
 pub mod layout;
+pub mod linalg;
+pub mod precision;
+pub mod reduce;
+pub mod sort;
+pub mod world;
