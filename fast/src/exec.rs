@@ -154,18 +154,14 @@ impl<'a> Executor<'a> {
             | Op::CollectivePermute { .. }
             | Op::ReduceScatter { .. }
             | Op::CrossReplicaSum { .. }
-            | Op::RngUniform { .. }
-            | Op::RngNormal { .. }
-            | Op::RngBitGenerator { .. }
-            | Op::Infeed { .. }
-            | Op::Outfeed { .. }
             | Op::Send { .. }
             | Op::SendDone { .. }
             | Op::Recv { .. }
-            | Op::RecvDone { .. }
-            | Op::CustomCall { .. }
-            | Op::GetDimensionSize { .. }
-            | Op::SetDimensionSize { .. } => kernels::world::eval(self, op, x, shape)?,
+            | Op::RecvDone { .. } => kernels::collectives::eval(self, op, x, shape)?,
+            Op::RngUniform { .. } | Op::RngNormal { .. } | Op::RngBitGenerator { .. } => kernels::rng::eval(self, op, x, shape)?,
+            Op::Infeed { .. } | Op::Outfeed { .. } | Op::CustomCall { .. } | Op::GetDimensionSize { .. } | Op::SetDimensionSize { .. } => {
+                kernels::world::eval(self, op, x, shape)?
+            }
         })
     }
 

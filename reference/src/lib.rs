@@ -3,12 +3,14 @@
 //! The flow is `json` (read) → [`ir::Module`] → `verify` → [`verify::VerifiedModule`]
 //! → `eval` (this crate's reference evaluator, or any other engine) → [`literal::Literal`].
 
+pub mod custom_call;
 pub mod error;
 pub mod eval;
 pub mod ir;
 pub mod json;
 pub mod literal;
 pub mod numerics;
+pub mod replicas;
 pub mod scalar;
 pub mod types;
 pub mod verify;

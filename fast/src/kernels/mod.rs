@@ -2,6 +2,7 @@
 //! the reference's `eval/`).
 
 pub mod batch_norm;
+pub mod collectives;
 pub mod conv;
 pub mod dot;
 pub mod elementwise;
@@ -11,5 +12,6 @@ pub mod layout;
 pub mod linalg;
 pub mod precision;
 pub mod reduce;
+pub mod rng;
 pub mod sort;
 pub mod world;

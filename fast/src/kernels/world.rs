@@ -1,4 +1,4 @@
-//! Fast kernels for the world ops (to be written).
+//! Fast kernels for Infeed, Outfeed, CustomCall and dynamic dimension sizes (to be written).
 
 use xlaref_reference::ir::Op;
 use xlaref_reference::literal::Literal;

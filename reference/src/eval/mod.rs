@@ -17,6 +17,7 @@ pub mod fft;
 pub mod indexing;
 pub mod linalg;
 pub mod reduce;
+pub mod rng;
 pub mod scalar;
 pub mod shape_ops;
 pub mod sort;
@@ -64,6 +65,10 @@ pub struct Env {
     /// This replica's id and the number of replicas.
     pub replica_id: u32,
     pub replica_count: u32,
+    /// Where this run's replicas meet (None for a single replica).
+    pub hub: Option<std::sync::Arc<crate::replicas::Hub>>,
+    /// The CustomCall targets this run may call.
+    pub custom_calls: crate::custom_call::Registry,
 }
 
 impl Env {
@@ -221,20 +226,17 @@ impl Interpreter<'_> {
             | Op::AllToAll { .. }
             | Op::CollectivePermute { .. }
             | Op::ReduceScatter { .. }
-            | Op::CrossReplicaSum { .. } => collectives::eval(self, op, operands, shape)?,
-
-            Op::RngUniform { .. }
-            | Op::RngNormal { .. }
-            | Op::RngBitGenerator { .. }
-            | Op::Infeed { .. }
-            | Op::Outfeed { .. }
+            | Op::CrossReplicaSum { .. }
             | Op::Send { .. }
             | Op::SendDone { .. }
             | Op::Recv { .. }
-            | Op::RecvDone { .. }
-            | Op::CustomCall { .. }
-            | Op::GetDimensionSize { .. }
-            | Op::SetDimensionSize { .. } => world::eval(self, op, operands, shape)?,
+            | Op::RecvDone { .. } => collectives::eval(self, op, operands, shape)?,
+
+            Op::RngUniform { .. } | Op::RngNormal { .. } | Op::RngBitGenerator { .. } => rng::eval(self, op, operands, shape)?,
+
+            Op::Infeed { .. } | Op::Outfeed { .. } | Op::CustomCall { .. } | Op::GetDimensionSize { .. } | Op::SetDimensionSize { .. } => {
+                world::eval(self, op, operands, shape)?
+            }
         })
     }
 }

@@ -17,6 +17,7 @@ mod fft;
 mod indexing;
 mod linalg;
 mod reduce;
+mod rng;
 pub mod rules;
 mod shape_ops;
 mod sort;
@@ -303,19 +304,16 @@ pub fn infer(op: &Op, operands: &[&Shape], ctx: &Ctx) -> Result<Shape, String> {
         | Op::AllToAll { .. }
         | Op::CollectivePermute { .. }
         | Op::ReduceScatter { .. }
-        | Op::CrossReplicaSum { .. } => collectives::infer(op, operands, ctx),
-
-        Op::RngUniform { .. }
-        | Op::RngNormal { .. }
-        | Op::RngBitGenerator { .. }
-        | Op::Infeed { .. }
-        | Op::Outfeed { .. }
+        | Op::CrossReplicaSum { .. }
         | Op::Send { .. }
         | Op::SendDone { .. }
         | Op::Recv { .. }
-        | Op::RecvDone { .. }
-        | Op::CustomCall { .. }
-        | Op::GetDimensionSize { .. }
-        | Op::SetDimensionSize { .. } => world::infer(op, operands, ctx),
+        | Op::RecvDone { .. } => collectives::infer(op, operands, ctx),
+
+        Op::RngUniform { .. } | Op::RngNormal { .. } | Op::RngBitGenerator { .. } => rng::infer(op, operands, ctx),
+
+        Op::Infeed { .. } | Op::Outfeed { .. } | Op::CustomCall { .. } | Op::GetDimensionSize { .. } | Op::SetDimensionSize { .. } => {
+            world::infer(op, operands, ctx)
+        }
     }
 }
