@@ -1,4 +1,5 @@
 //! The xlaref harness and CLI: cases, result comparison, engines, commands.
 
 pub mod cli;
+pub mod gen;
 pub mod harness;

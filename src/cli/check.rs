@@ -7,7 +7,7 @@ use clap::Args;
 use xlaref_reference::json;
 
 use super::{read_text, LimitArgs, EXIT_BAD_INPUT, EXIT_FAILURE};
-use crate::harness::case::{case_files, judge, read_cases, run_case};
+use crate::harness::case::{case_files, judge_under_model, read_cases, run_case};
 use crate::harness::engine::{self, Engine};
 
 #[derive(Args, Debug)]
@@ -67,7 +67,7 @@ pub fn run(a: CheckArgs) -> i32 {
                 };
                 for engine in &engines {
                     let outcome = run_case(&case, *engine, &options);
-                    match judge(&case, &outcome) {
+                    match judge_under_model(&case, &outcome, *engine, &options) {
                         Ok(()) => {
                             passed += 1;
                             if a.verbose {

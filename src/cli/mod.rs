@@ -2,6 +2,7 @@
 
 mod check;
 mod eval;
+mod fuzz;
 mod verify;
 
 use std::time::{Duration, Instant};
@@ -32,6 +33,8 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Print each instruction's inferred shape, or the first verification error.
     Verify(verify::VerifyArgs),
+    /// Differential campaign: random programs on the reference and the fast engine, disagreements shrunk to case files.
+    Fuzz(fuzz::FuzzArgs),
 }
 
 /// Bounds on every run, so no input can hang the tool or exhaust memory.
@@ -63,6 +66,7 @@ pub fn main_with(cli: Cli) -> i32 {
         Command::Eval(a) => eval::run(a),
         Command::Check(a) => check::run(a),
         Command::Verify(a) => verify::run(a),
+        Command::Fuzz(a) => fuzz::run(a),
     }
 }
 

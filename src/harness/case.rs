@@ -10,7 +10,8 @@ use xlaref_reference::literal::Literal;
 use xlaref_reference::verify::{self, VerifyOptions};
 
 use super::compare::{compare, Tolerance};
-use super::engine::Engine;
+use super::engine::{Engine, Reference};
+use super::lockstep::{lockstep, Verdict};
 
 /// What a case says must come out.
 #[derive(Clone, Debug)]
@@ -231,6 +232,39 @@ pub fn judge(case: &Case, outcome: &Outcome) -> Result<(), String> {
             judge_outfeed(case, outcome)
         }
         (Expected::PerReplica(_), Ok(_)) => Err("multi-replica cases are not supported yet".into()),
+    }
+}
+
+/// Judges an engine other than the reference. It passes when its value
+/// matches the case's expectation; failing that, when the reference's value
+/// does, the case sets no `tolerance` of its own, and the engine agrees with
+/// the reference instruction by instruction under the tolerance model
+/// (docs/tolerance.md): a reassociated sum is honest, a wrong term is not.
+pub fn judge_under_model(case: &Case, outcome: &Outcome, engine: &dyn Engine, options: &RunOptions) -> Result<(), String> {
+    let direct = judge(case, outcome);
+    if direct.is_ok() || engine.name() == Reference.name() || case.tolerance.is_some() || case.replicas > 1 {
+        return direct;
+    }
+    let (Expected::Value(_), Ok(_)) = (&case.expected, &outcome.result) else { return direct };
+    if judge(case, &run_case(case, &Reference, options)).is_err() {
+        return direct;
+    }
+    let Ok(module) = json::read_module(&case.module, &Path::new("module"), options.read_options()) else { return direct };
+    let Ok(verified) = verify::verify(module, &options.verify_options()) else { return direct };
+    let env = || {
+        let mut env = Env::new(options.limits.clone());
+        env.seed = case.seed.unwrap_or(0);
+        env
+    };
+    match lockstep(&verified, &case.args, &Reference, engine, &options.verify_options(), &env) {
+        Verdict::Agree(_) => Ok(()),
+        Verdict::Disagree(d) => Err(format!(
+            "{} (and beyond the tolerance model at instruction `{}` ({}): {})",
+            direct.err().unwrap_or_default(),
+            d.instruction,
+            d.op,
+            d.detail
+        )),
     }
 }
 

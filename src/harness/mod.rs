@@ -1,6 +1,10 @@
 //! The test harness shared by the CLI, the tests and the fuzzers: cases,
 //! the comparison of results, and the engine interface.
 
+pub mod campaign;
 pub mod case;
 pub mod compare;
 pub mod engine;
+pub mod exact;
+pub mod lockstep;
+pub mod tolerance;

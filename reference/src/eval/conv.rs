@@ -51,6 +51,12 @@ pub fn resolved_padding(attrs: &ConvAttrs, input_spatial: &[i64], window: &[i64]
 /// batch of `oz`'s batch group; `dimension_numbers` say where each of these
 /// coordinates sits in lhs, rhs and the output.
 pub fn conv(attrs: &ConvAttrs, lhs: &ArrayLiteral, rhs: &ArrayLiteral, out: &ArrayShape) -> Result<ArrayLiteral, RunError> {
+    sum_of_products(&conv_plan(attrs, lhs, rhs, out)?, lhs, rhs, out)
+}
+
+/// The sums a convolution computes, as a [`SumOfProducts`] that can also be
+/// run in other number systems (the harness accumulates it exactly).
+pub fn conv_plan(attrs: &ConvAttrs, lhs: &ArrayLiteral, rhs: &ArrayLiteral, out: &ArrayShape) -> Result<impl SumOfProducts, RunError> {
     let d = attrs.dims(lhs.rank());
     if !fits(attrs, &d, lhs.rank(), rhs.rank(), out.rank()) {
         return Err(internal("convolution attributes do not fit the operands"));
@@ -91,7 +97,7 @@ pub fn conv(attrs: &ConvAttrs, lhs: &ArrayLiteral, rhs: &ArrayLiteral, out: &Arr
         output_z_per_batch_group: (output_z / attrs.batch_group_count.max(1)).max(1),
         output_batch: lhs_dims[d.input_batch_dimension as usize] / attrs.batch_group_count.max(1),
     };
-    sum_of_products(&plan, lhs, rhs, out)
+    Ok(plan)
 }
 
 /// What verification guarantees and the code above indexes by: n + 2
@@ -174,7 +180,7 @@ impl SumOfProducts for Conv {
             let lhs_start = input_b as usize * self.input_batch_stride + (g * self.input_z_per_group) as usize * self.input_feature_stride;
             let rhs_start = oz as usize * self.kernel_output_feature_stride;
 
-            let mut value = A::ZERO;
+            let mut value = A::zero();
             'kernel: for k in Indices::new(&self.window) {
                 let (mut l, mut r) = (lhs_start, rhs_start);
                 for (i, s) in self.spatial.iter().enumerate() {
@@ -183,8 +189,7 @@ impl SumOfProducts for Conv {
                     r += k[i] as usize * s.kernel_stride;
                 }
                 for iz in 0..self.input_z_per_group as usize {
-                    value =
-                        value.mul_add(at(lhs, l + iz * self.input_feature_stride)?, at(rhs, r + iz * self.kernel_input_feature_stride)?);
+                    value.mul_add(at(lhs, l + iz * self.input_feature_stride)?, at(rhs, r + iz * self.kernel_input_feature_stride)?);
                 }
             }
             *output_positions.next().ok_or_else(|| internal("convolution output too short"))? = value;

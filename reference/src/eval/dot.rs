@@ -61,6 +61,12 @@ pub fn free_dimensions<'a>(rank: usize, contracting: &'a [i64], batch: &'a [i64]
 /// `lhs[batch, lhs free, c] * rhs[batch, rhs free, c]`, each operand's
 /// coordinates placed at its own dimension numbers.
 pub fn dot_general(lhs: &ArrayLiteral, rhs: &ArrayLiteral, d: &DotDims, out: &ArrayShape) -> Result<ArrayLiteral, RunError> {
+    sum_of_products(&dot_general_plan(lhs, rhs, d, out)?, lhs, rhs, out)
+}
+
+/// The sums DotGeneral computes, as a [`SumOfProducts`] that can also be
+/// run in other number systems (the harness accumulates it exactly).
+pub fn dot_general_plan(lhs: &ArrayLiteral, rhs: &ArrayLiteral, d: &DotDims, out: &ArrayShape) -> Result<impl SumOfProducts, RunError> {
     let (ls, rs) = (lhs.shape.strides(), rhs.shape.strides());
     let stride = |strides: &[usize], dim: i64| strides.get(dim as usize).copied().ok_or_else(|| internal("dot dimension out of range"));
     let size = |dim: i64| lhs.dims().get(dim as usize).copied().ok_or_else(|| internal("dot dimension out of range"));
@@ -85,7 +91,7 @@ pub fn dot_general(lhs: &ArrayLiteral, rhs: &ArrayLiteral, d: &DotDims, out: &Ar
     if result.sizes != out.dims {
         return Err(internal("dot result shape differs from the verified one"));
     }
-    sum_of_products(&DotGeneral { result, contracting }, lhs, rhs, out)
+    Ok(DotGeneral { result, contracting })
 }
 
 /// A multi-index space each of whose dimensions moves the linear position
@@ -146,12 +152,12 @@ impl SumOfProducts for DotGeneral {
         };
         let (inner_size, inner_lhs, inner_rhs) = inner;
         for value in out.iter_mut() {
-            let mut sum = A::ZERO;
+            let mut sum = A::zero();
             if !self.contracting.is_empty() {
                 let (mut l, mut r) = (lhs_start, rhs_start);
                 loop {
                     for _ in 0..inner_size {
-                        sum = sum.mul_add(at(lhs, l)?, at(rhs, r)?);
+                        sum.mul_add(at(lhs, l)?, at(rhs, r)?);
                         l += inner_lhs;
                         r += inner_rhs;
                     }
@@ -171,20 +177,20 @@ impl SumOfProducts for DotGeneral {
 
 /// The element at a linear position; verified shapes keep it in range.
 #[inline]
-pub fn at<A: Copy>(v: &[A], position: usize) -> Result<A, RunError> {
-    v.get(position).copied().ok_or_else(|| internal("operand position out of range"))
+pub fn at<A>(v: &[A], position: usize) -> Result<&A, RunError> {
+    v.get(position).ok_or_else(|| internal("operand position out of range"))
 }
 
 // ---------------------------------------------------------------------------
 // The sum of products shared with the convolutions.
 
 /// A number system in which sums of products are accumulated.
-pub trait Acc: Copy {
-    const ZERO: Self;
+pub trait Acc: Clone {
+    fn zero() -> Self;
     /// The element's value in this number system.
     fn from_num(n: Num) -> Self;
-    /// `self + a * b`: the product rounded (or wrapped) once, then the sum.
-    fn mul_add(self, a: Self, b: Self) -> Self;
+    /// `self += a * b`: the product rounded (or wrapped) once, then the sum.
+    fn mul_add(&mut self, a: &Self, b: &Self);
     /// The sums as data of the matching wide type (s64, f64, c128).
     fn into_data(v: Vec<Self>) -> Data;
 }
@@ -192,7 +198,9 @@ pub trait Acc: Copy {
 /// Integers and pred: two's-complement arithmetic modulo 2^64, whose low
 /// bits are those of the same arithmetic in any narrower integer type.
 impl Acc for i64 {
-    const ZERO: Self = 0;
+    fn zero() -> Self {
+        0
+    }
     fn from_num(n: Num) -> Self {
         match n {
             Num::Pred(b) => b as i64,
@@ -200,8 +208,8 @@ impl Acc for i64 {
             Num::Real(x) | Num::Complex(x, _) => x as i64,
         }
     }
-    fn mul_add(self, a: Self, b: Self) -> Self {
-        self.wrapping_add(a.wrapping_mul(b))
+    fn mul_add(&mut self, a: &Self, b: &Self) {
+        *self = self.wrapping_add(a.wrapping_mul(*b));
     }
     fn into_data(v: Vec<Self>) -> Data {
         Data::S64(v)
@@ -209,7 +217,9 @@ impl Acc for i64 {
 }
 
 impl Acc for f64 {
-    const ZERO: Self = 0.0;
+    fn zero() -> Self {
+        0.0
+    }
     fn from_num(n: Num) -> Self {
         match n {
             Num::Pred(b) => b as u8 as f64,
@@ -217,8 +227,8 @@ impl Acc for f64 {
             Num::Real(x) | Num::Complex(x, _) => x,
         }
     }
-    fn mul_add(self, a: Self, b: Self) -> Self {
-        self + a * b
+    fn mul_add(&mut self, a: &Self, b: &Self) {
+        *self += a * b;
     }
     fn into_data(v: Vec<Self>) -> Data {
         Data::F64(v)
@@ -227,15 +237,17 @@ impl Acc for f64 {
 
 /// Complex products are the textbook `(ac - bd) + (ad + bc)i`, as Mul.
 impl Acc for Complex<f64> {
-    const ZERO: Self = Complex { re: 0.0, im: 0.0 };
+    fn zero() -> Self {
+        Complex { re: 0.0, im: 0.0 }
+    }
     fn from_num(n: Num) -> Self {
         match n {
             Num::Complex(re, im) => Complex::new(re, im),
             real => Complex::new(f64::from_num(real), 0.0),
         }
     }
-    fn mul_add(self, a: Self, b: Self) -> Self {
-        Complex::new(self.re + (a.re * b.re - a.im * b.im), self.im + (a.re * b.im + a.im * b.re))
+    fn mul_add(&mut self, a: &Self, b: &Self) {
+        *self = Complex::new(self.re + (a.re * b.re - a.im * b.im), self.im + (a.re * b.im + a.im * b.re));
     }
     fn into_data(v: Vec<Self>) -> Data {
         Data::C128(v)
@@ -270,9 +282,14 @@ pub fn sum_of_products(
 }
 
 fn sums<A: Acc>(op: &impl SumOfProducts, lhs: &ArrayLiteral, rhs: &ArrayLiteral, out: &ArrayShape) -> Result<Data, RunError> {
-    let mut sums = vec![A::ZERO; out.element_count()];
+    Ok(A::into_data(sums_in::<A>(op, lhs, rhs, out)?))
+}
+
+/// Every sum of `op`, accumulated in the number system `A`.
+pub fn sums_in<A: Acc>(op: &impl SumOfProducts, lhs: &ArrayLiteral, rhs: &ArrayLiteral, out: &ArrayShape) -> Result<Vec<A>, RunError> {
+    let mut sums = vec![A::zero(); out.element_count()];
     op.compute(&read::<A>(lhs), &read::<A>(rhs), &mut sums)?;
-    Ok(A::into_data(sums))
+    Ok(sums)
 }
 
 /// Every element of `a` as a number of `A`.

@@ -6,7 +6,7 @@
 //! loops below reuse their index and argument buffers.
 
 mod select_and_scatter;
-mod window;
+pub mod window;
 
 use super::scalar::ScalarComputation;
 use super::{array, arrays, internal, Interpreter};
@@ -49,41 +49,62 @@ pub fn reduce(
     let inputs = arrays(&operands[..n])?;
     let init_values = scalars(&operands[n..])?;
     let operand_shape = &inputs.first().ok_or_else(|| internal("Reduce without operands"))?.shape;
-    let rank = operand_shape.rank();
-    let mut reduced: Vec<usize> = dimensions.iter().map(|&d| d as usize).collect();
-    reduced.sort_unstable();
-    let kept: Vec<usize> = (0..rank).filter(|d| !reduced.contains(d)).collect();
-    let reduced_sizes: Vec<i64> = reduced
-        .iter()
-        .map(|&d| operand_shape.dims.get(d).copied().ok_or_else(|| internal("Reduce dimension out of range")))
-        .collect::<Result<_, _>>()?;
-
     let out_shapes = result_shapes(shape, n)?;
     let mut results = zeros(&out_shapes);
     let f = ScalarComputation::new(computation);
     let mut acc: Vec<Scalar> = Vec::with_capacity(n);
     let mut args: Vec<Scalar> = Vec::with_capacity(2 * n);
-    let mut index = vec![0i64; rank];
-    for (out_pos, out_index) in out_shapes[0].indices().enumerate() {
+    reduction_groups(operand_shape, dimensions, out_shapes[0], |out_pos, positions| {
         it.env.check_deadline()?;
-        for (&d, &i) in kept.iter().zip(&out_index) {
-            index[d] = i;
-        }
         acc.clear();
         acc.extend_from_slice(&init_values);
-        for r in Indices::new(&reduced_sizes) {
-            for (&d, &i) in reduced.iter().zip(&r) {
-                index[d] = i;
-            }
-            let pos = operand_shape.linear(&index);
+        for &pos in positions {
             args.clear();
             args.extend_from_slice(&acc);
             args.extend(inputs.iter().map(|a| a.data.get(pos)));
             f.call(it, &args, &mut acc)?;
         }
-        store(&mut results, out_pos, &acc)?;
-    }
+        store(&mut results, out_pos, &acc)
+    })?;
     Ok(collate(results, &out_shapes))
+}
+
+/// The reduction groups of Reduce: calls `group(out_pos, positions)` once
+/// per element of the result `out` (the operand's index with `dimensions`
+/// removed), with the linear operand positions it reduces, in row-major
+/// order of the reduced dimensions (in increasing dimension order, whatever
+/// the order of `dimensions`). The harness's tolerance model walks the same
+/// groups.
+pub fn reduction_groups(
+    operand: &ArrayShape,
+    dimensions: &[i64],
+    out: &ArrayShape,
+    mut group: impl FnMut(usize, &[usize]) -> Result<(), RunError>,
+) -> Result<(), RunError> {
+    let rank = operand.rank();
+    let mut reduced: Vec<usize> = dimensions.iter().map(|&d| d as usize).collect();
+    reduced.sort_unstable();
+    let kept: Vec<usize> = (0..rank).filter(|d| !reduced.contains(d)).collect();
+    let reduced_sizes: Vec<i64> = reduced
+        .iter()
+        .map(|&d| operand.dims.get(d).copied().ok_or_else(|| internal("Reduce dimension out of range")))
+        .collect::<Result<_, _>>()?;
+    let mut index = vec![0i64; rank];
+    let mut positions = Vec::new();
+    for (out_pos, out_index) in out.indices().enumerate() {
+        for (&d, &i) in kept.iter().zip(&out_index) {
+            index[d] = i;
+        }
+        positions.clear();
+        for r in Indices::new(&reduced_sizes) {
+            for (&d, &i) in reduced.iter().zip(&r) {
+                index[d] = i;
+            }
+            positions.push(operand.linear(&index));
+        }
+        group(out_pos, &positions)?;
+    }
+    Ok(())
 }
 
 /// Map — document §Map: the result at each index is `computation` applied

@@ -7,7 +7,7 @@ use crate::error::RunError;
 use crate::ir::{ComputationId, WindowAttrs};
 use crate::literal::Literal;
 use crate::scalar::Scalar;
-use crate::types::{Indices, Shape};
+use crate::types::{ArrayShape, Indices, Shape};
 
 /// One dimension of a window sliding over its base.
 ///
@@ -142,31 +142,50 @@ pub fn reduce_window(
     let inputs = arrays(&operands[..n])?;
     let init_values = scalars(&operands[n..])?;
     let base = &inputs.first().ok_or_else(|| internal("ReduceWindow without operands"))?.shape;
-    let mut walk = WindowWalk::new(WindowDim::all(&base.dims, w)?);
-
     let out_shapes = result_shapes(shape, n)?;
-    if out_shapes[0].rank() != base.rank() {
-        return Err(internal("ReduceWindow result rank differs from the operand's"));
-    }
     let mut results = zeros(&out_shapes);
     let f = ScalarComputation::new(computation);
     let mut acc: Vec<Scalar> = Vec::with_capacity(n);
     let mut args: Vec<Scalar> = Vec::with_capacity(2 * n);
-    for (out_pos, o) in out_shapes[0].indices().enumerate() {
+    window_groups(base, w, out_shapes[0], |out_pos, positions| {
         it.env.check_deadline()?;
-        walk.place(&o);
         acc.clear();
         acc.extend_from_slice(&init_values);
-        for step in walk.positions() {
-            let pos = base.linear(walk.base_index(&step));
+        for &pos in positions {
             args.clear();
             args.extend_from_slice(&acc);
             args.extend(inputs.iter().map(|a| a.data.get(pos)));
             f.call(it, &args, &mut acc)?;
         }
-        store(&mut results, out_pos, &acc)?;
-    }
+        store(&mut results, out_pos, &acc)
+    })?;
     Ok(collate(results, &out_shapes))
+}
+
+/// The windows of ReduceWindow: calls `group(out_pos, positions)` once per
+/// element of the result `out`, with the linear positions of the base
+/// elements its window covers, in row-major window order. The harness's
+/// tolerance model walks the same windows.
+pub fn window_groups(
+    base: &ArrayShape,
+    w: &WindowAttrs,
+    out: &ArrayShape,
+    mut group: impl FnMut(usize, &[usize]) -> Result<(), RunError>,
+) -> Result<(), RunError> {
+    if out.rank() != base.rank() {
+        return Err(internal("ReduceWindow result rank differs from the operand's"));
+    }
+    let mut walk = WindowWalk::new(WindowDim::all(&base.dims, w)?);
+    let mut positions = Vec::new();
+    for (out_pos, o) in out.indices().enumerate() {
+        walk.place(&o);
+        positions.clear();
+        for step in walk.positions() {
+            positions.push(base.linear(walk.base_index(&step)));
+        }
+        group(out_pos, &positions)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

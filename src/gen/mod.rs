@@ -1,0 +1,125 @@
+//! Generators of valid random programs (proptest strategies), shared by the
+//! property tests, `xlaref fuzz` and the conformance campaign.
+//!
+//! A generator builds an xla-json/1 module (the form a failing case is
+//! written in) and its arguments; [`Program::verified`] reads and verifies
+//! it. Generators aim to produce only valid programs; one that does not
+//! verify is a generator bug, which the tests count.
+
+mod data_ops;
+mod elementwise_ops;
+pub mod values;
+
+use proptest::prelude::*;
+use serde_json::{json, Map, Value};
+use xlaref_reference::json::{read_module, write_literal, Path, ReadOptions, WriteOptions};
+use xlaref_reference::literal::Literal;
+use xlaref_reference::types::ElementType;
+use xlaref_reference::verify::{verify, VerifiedModule, VerifyOptions};
+
+/// A generated program: which op it exercises, its module, its arguments.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub op: &'static str,
+    pub module: Value,
+    pub args: Vec<Literal>,
+}
+
+impl Program {
+    /// The module read and verified.
+    pub fn verified(&self, max_elements: i64) -> Result<VerifiedModule, String> {
+        let module = read_module(&self.module, &Path::new("module"), ReadOptions { max_elements }).map_err(|e| e.to_string())?;
+        verify(module, &VerifyOptions { max_elements }).map_err(|e| e.to_string())
+    }
+
+    /// The program as an xla-json/1 case with the given expectation.
+    pub fn case(&self, name: &str, source: &str, expected: Value) -> Value {
+        let args: Vec<Value> = self.args.iter().map(|a| write_literal(a, WriteOptions { exact_bits: true })).collect();
+        json!({"format": "xla-json/1", "name": name, "source": source, "module": self.module, "args": args, "expected": expected})
+    }
+}
+
+/// Builds one module: the entry computation `main` and scalar computations.
+#[derive(Default)]
+pub struct Builder {
+    params: Vec<Value>,
+    args: Vec<Literal>,
+    instructions: Vec<Value>,
+    computations: Map<String, Value>,
+}
+
+impl Builder {
+    /// A parameter of main, with the argument it will be given.
+    pub fn param(&mut self, value: Literal) -> String {
+        let name = format!("p{}", self.params.len());
+        self.params.push(json!({"name": name, "shape": value.shape().to_string()}));
+        self.args.push(value);
+        name
+    }
+
+    /// A constant instruction.
+    pub fn constant(&mut self, value: &Literal) -> String {
+        let literal = write_literal(value, WriteOptions { exact_bits: true });
+        let shape = value.shape().to_string();
+        self.push("Constant", &[], json!({"shape": shape, "literal": literal["value"]}))
+    }
+
+    /// An instruction of main; `attrs` is a JSON object of attributes.
+    pub fn push(&mut self, op: &str, operands: &[&str], attrs: Value) -> String {
+        let name = format!("i{}", self.instructions.len());
+        let mut instr = Map::new();
+        instr.insert("name".into(), json!(name));
+        instr.insert("op".into(), json!(op));
+        instr.insert("operands".into(), json!(operands));
+        if let Value::Object(a) = attrs {
+            instr.extend(a);
+        }
+        self.instructions.push(Value::Object(instr));
+        name
+    }
+
+    /// `name(a, b) = op(a, b)` on scalars of type `t`, returning `result`
+    /// type (pred for comparisons).
+    pub fn binary_computation(&mut self, op: &str, t: ElementType) -> String {
+        let name = format!("{}_{}", op.to_lowercase(), t.name());
+        let shape = format!("{}[]", t.name());
+        self.computations.insert(
+            name.clone(),
+            json!({"params": [{"name": "a", "shape": shape}, {"name": "b", "shape": shape}],
+                   "instructions": [{"name": "r", "op": op, "operands": ["a", "b"]}]}),
+        );
+        name
+    }
+
+    /// A computation given whole.
+    pub fn computation(&mut self, name: &str, body: Value) -> String {
+        self.computations.insert(name.into(), body);
+        name.into()
+    }
+
+    pub fn finish(mut self, op: &'static str) -> Program {
+        self.computations.insert("main".into(), json!({"params": self.params, "instructions": self.instructions}));
+        Program { op, module: json!({"format": "xla-json/1", "computations": self.computations}), args: self.args }
+    }
+}
+
+/// Every op with a generator, by the name `--ops` takes.
+pub fn generators() -> Vec<(&'static str, BoxedStrategy<Program>)> {
+    let mut all = elementwise_ops::generators();
+    all.extend(data_ops::generators());
+    all
+}
+
+/// The generators of the named ops (all when `names` is empty); unknown
+/// names are an error listing the known ones.
+pub fn select(names: &[String]) -> Result<Vec<(&'static str, BoxedStrategy<Program>)>, String> {
+    let all = generators();
+    if names.is_empty() {
+        return Ok(all);
+    }
+    if let Some(unknown) = names.iter().find(|n| !all.iter().any(|(name, _)| name.eq_ignore_ascii_case(n))) {
+        let known: Vec<&str> = all.iter().map(|(n, _)| *n).collect();
+        return Err(format!("no generator for op `{unknown}`; known: {}", known.join(", ")));
+    }
+    Ok(all.into_iter().filter(|(name, _)| names.iter().any(|n| name.eq_ignore_ascii_case(n))).collect())
+}

@@ -1,0 +1,423 @@
+//! The tolerance model (docs/tolerance.md): how far an engine's value of one
+//! instruction may honestly be from the reference's, given the same operands.
+//!
+//! - Bit-exact: data movement, integer arithmetic, comparisons, conversions,
+//!   and the correctly rounded IEEE operations (+ - * / sqrt, and every
+//!   reduction whose computation is order-free: max, min, and, or, ...).
+//! - A stated ulp bound for the transcendental functions, per element type.
+//! - Sums (Reduce and ReduceWindow with an add computation, Dot, DotGeneral,
+//!   Conv): the exact result, computed with big integers over exactly the
+//!   reference's terms, and a bound `γ(n)·Σ|terms| + ulp(exact)` with `n` the
+//!   number of terms and `γ(n) = n·u / (1 - n·u)` for the unit roundoff `u`
+//!   of the accumulation type — any association is accepted, a wrong or
+//!   missing term is not.
+//! - Heuristic relative bounds for Fft, BatchNorm*, Cholesky and
+//!   TriangularSolve (their error depends on conditioning; documented as
+//!   heuristic).
+//! - Statistical acceptance for RngUniform and RngNormal: only the shape is
+//!   compared here; tests/rng_stats.rs checks the distributions.
+
+use num_complex::Complex;
+use xlaref_reference::eval::conv::conv_plan;
+use xlaref_reference::eval::dot::{dot_dimension_numbers, dot_general_plan, sums_in};
+use xlaref_reference::eval::reduce::reduction_groups;
+use xlaref_reference::eval::reduce::window::window_groups;
+use xlaref_reference::ir::{BinaryOp, Computation, FftType, Op, UnaryOp};
+use xlaref_reference::literal::{ArrayLiteral, Data, Literal};
+use xlaref_reference::numerics::convert::convert;
+use xlaref_reference::types::{ArrayShape, ElementType};
+use xlaref_reference::verify::VerifiedModule;
+
+use super::compare::{compare, Mismatch, Tolerance};
+use super::exact::{ExactAcc, ExactSum};
+
+/// How far an engine's value may be from the reference's.
+#[derive(Clone, Debug)]
+pub enum Allowance {
+    /// Bit for bit (any NaN matches any NaN).
+    Exact,
+    /// Within this many units in the last place, per real component.
+    Ulps(f64),
+    /// Per real component (complex: re then im), row-major.
+    Intervals(Vec<Interval>),
+    /// Same shape and type; the values are judged statistically elsewhere.
+    Statistical,
+}
+
+/// The values an element may take: `center ± radius`, or exactly the
+/// non-finite `special` when the exact result is not a finite number.
+#[derive(Clone, Copy, Debug)]
+pub struct Interval {
+    pub center: f64,
+    pub radius: f64,
+    pub special: Option<f64>,
+}
+
+/// Precision of a floating-point element type: significand digits `p`
+/// (unit roundoff `2^-p`), smallest normal exponent, largest finite value.
+#[derive(Clone, Copy, Debug)]
+pub struct Precision {
+    pub digits: i32,
+    pub min_exponent: i32,
+    pub max_finite: f64,
+}
+
+impl Precision {
+    /// The precision of a real or complex float type (complex: its parts).
+    pub fn of(t: ElementType) -> Option<Precision> {
+        use ElementType as E;
+        let (digits, min_exponent, max_finite) = match t {
+            E::F16 => (11, -14, 65504.0),
+            E::BF16 => (8, -126, 3.3895313892515355e38),
+            E::F32 | E::C64 => (24, -126, f32::MAX as f64),
+            E::F64 | E::C128 => (53, -1022, f64::MAX),
+            E::F8E4M3FN => (4, -6, 448.0),
+            E::F8E5M2 => (3, -14, 57344.0),
+            _ => return None,
+        };
+        Some(Precision { digits, min_exponent, max_finite })
+    }
+
+    pub fn unit_roundoff(&self) -> f64 {
+        (-(self.digits as f64)).exp2()
+    }
+
+    /// `γ(n) = n·u / (1 - n·u)`: the relative error bound of a sum of `n`
+    /// terms in any association; infinite once `n·u >= 1`.
+    pub fn gamma(&self, n: u64) -> f64 {
+        let nu = n as f64 * self.unit_roundoff();
+        if nu >= 1.0 {
+            f64::INFINITY
+        } else {
+            nu / (1.0 - nu)
+        }
+    }
+
+    /// The spacing of the type's values around `x`.
+    pub fn ulp(&self, x: f64) -> f64 {
+        let exponent = if x == 0.0 || !x.is_finite() { self.min_exponent } else { (x.abs().log2().floor() as i32).max(self.min_exponent) };
+        ((exponent - self.digits + 1) as f64).exp2()
+    }
+}
+
+/// The allowance for instruction `instr` of computation `comp`, given its
+/// operands and the reference's result.
+pub fn allowance(module: &VerifiedModule, comp: usize, instr: usize, operands: &[&Literal], reference: &Literal) -> Allowance {
+    let c = module.computation(comp);
+    let op = &c.instructions[instr].op;
+    let Some(result) = reference.as_array() else { return Allowance::Exact };
+    let Some(precision) = Precision::of(result.element_type()) else {
+        // Integer and pred results are exact everywhere.
+        return Allowance::Exact;
+    };
+    let arrays: Option<Vec<&ArrayLiteral>> = operands.iter().map(|o| o.as_array()).collect();
+    let arrays = arrays.unwrap_or_default();
+    let complex = result.element_type().is_complex();
+    match op {
+        Op::Unary(u) if transcendental(*u, complex) => ulps_or_complex(precision, result, complex),
+        Op::Binary { op: BinaryOp::Pow | BinaryOp::Atan2, .. } => ulps_or_complex(precision, result, complex),
+        Op::Binary { op: BinaryOp::Mul | BinaryOp::Div, .. } if complex => complex_relative(precision, result),
+        Op::Dot { .. } | Op::DotGeneral { .. } | Op::Conv(_) => sum_of_products(op, &arrays, result).unwrap_or(Allowance::Exact),
+        Op::Reduce { computation, dimensions } if arrays.len() == 2 && is_add(module.computation(*computation)) => {
+            grouped_sum(&arrays, result, precision, |group| reduction_groups(&arrays[0].shape, dimensions, &result.shape, group))
+        }
+        Op::ReduceWindow { computation, window } if arrays.len() == 2 && is_add(module.computation(*computation)) => {
+            grouped_sum(&arrays, result, precision, |group| window_groups(&arrays[0].shape, window, &result.shape, group))
+        }
+        Op::Map { computation, .. } if !computation_is_exact(module, *computation) => ulps_or_complex(precision, result, complex),
+        Op::Fft { fft_type, fft_length } => fft(precision, &arrays, result, fft_length, matches!(fft_type, FftType::Ifft | FftType::Irfft)),
+        Op::BatchNormTraining { .. }
+        | Op::BatchNormInference { .. }
+        | Op::BatchNormGrad { .. }
+        | Op::Cholesky { .. }
+        | Op::TriangularSolve { .. } => heuristic(precision, result, operands),
+        Op::RngUniform { .. } | Op::RngNormal { .. } => Allowance::Statistical,
+        _ => Allowance::Exact,
+    }
+}
+
+/// Functions whose results are not correctly rounded in general.
+fn transcendental(u: UnaryOp, complex: bool) -> bool {
+    use UnaryOp as U;
+    match u {
+        U::Cbrt | U::Cos | U::Erf | U::Exp | U::Expm1 | U::Log | U::Log1p | U::Logistic | U::Rsqrt | U::Sin | U::Tan | U::Tanh => true,
+        // |z| and sqrt(z) of complex numbers go through hypot and friends.
+        U::Abs | U::Sqrt | U::Sign => complex,
+        _ => false,
+    }
+}
+
+/// The ulp bound for transcendental results: 1 ulp for types up to f32
+/// (both engines compute in f64 and round once; they can differ only where
+/// the f64 values straddle a rounding boundary), 4 ulps for f64.
+fn ulps_or_complex(p: Precision, result: &ArrayLiteral, complex: bool) -> Allowance {
+    if complex {
+        return complex_relative(p, result);
+    }
+    Allowance::Ulps(if p.digits > 24 { 4.0 } else { 1.0 })
+}
+
+/// Complex functions: each part within `8·u·|z|` (+ 1 ulp) of the
+/// reference's, since a part much smaller than the modulus carries the
+/// modulus' absolute error.
+fn complex_relative(p: Precision, result: &ArrayLiteral) -> Allowance {
+    let Some(values) = complexes(result) else { return Allowance::Exact };
+    let u = p.unit_roundoff();
+    let intervals = values
+        .iter()
+        .flat_map(|z| {
+            // A non-finite modulus bounds nothing: the finite part is then
+            // held to its last place.
+            let radius = Some(8.0 * u * z.norm()).filter(|r| r.is_finite()).unwrap_or(0.0);
+            [z.re, z.im].map(|part| Interval { center: part, radius: radius + p.ulp(part), special: (!part.is_finite()).then_some(part) })
+        })
+        .collect();
+    Allowance::Intervals(intervals)
+}
+
+/// Every element as a complex f64 (exact for every float type).
+fn complexes(a: &ArrayLiteral) -> Option<Vec<Complex<f64>>> {
+    match convert(&a.data, ElementType::C128) {
+        Data::C128(v) => Some(v),
+        _ => None,
+    }
+}
+
+/// Dot, DotGeneral and Conv: the reference's own plan run with exact
+/// accumulation. The accumulation precision allowed is f64's when the
+/// operands or the result are 64-bit, f32's otherwise (XLA accumulates f16
+/// and bf16 products in f32); each complex product adds two roundings.
+fn sum_of_products(op: &Op, arrays: &[&ArrayLiteral], result: &ArrayLiteral) -> Option<Allowance> {
+    let [lhs, rhs] = arrays else { return None };
+    let out = &result.shape;
+    let sums: Vec<ExactAcc> = match op {
+        Op::Dot { .. } => sums_in(&dot_general_plan(lhs, rhs, &dot_dimension_numbers(lhs.rank()), out).ok()?, lhs, rhs, out).ok()?,
+        Op::DotGeneral { dimension_numbers, .. } => {
+            sums_in(&dot_general_plan(lhs, rhs, dimension_numbers, out).ok()?, lhs, rhs, out).ok()?
+        }
+        Op::Conv(attrs) => sums_in(&conv_plan(attrs, lhs, rhs, out).ok()?, lhs, rhs, out).ok()?,
+        _ => return None,
+    };
+    let wide = |t: ElementType| matches!(t, ElementType::F64 | ElementType::C128 | ElementType::S64 | ElementType::U64);
+    let acc = Precision::of(if wide(lhs.element_type()) || wide(out.element_type) { ElementType::F64 } else { ElementType::F32 })?;
+    let store = Precision::of(out.element_type)?;
+    let complex = out.element_type.is_complex();
+    let extra = if lhs.element_type().is_complex() || rhs.element_type().is_complex() { 2 } else { 0 };
+    let mut intervals = Vec::with_capacity(sums.len() * if complex { 2 } else { 1 });
+    for s in &sums {
+        intervals.push(sum_interval(&s.re, acc, store, extra));
+        if complex {
+            intervals.push(sum_interval(&s.im, acc, store, extra));
+        }
+    }
+    Some(Allowance::Intervals(intervals))
+}
+
+/// `exact ± (γ(n)·Σ|terms| + ulp(exact))`.
+fn sum_interval(s: &ExactSum, acc: Precision, store: Precision, extra_roundings: u64) -> Interval {
+    let center = s.value.to_f64();
+    // Σ|terms| was itself summed in f64: inflate it by that sum's own bound.
+    let abs_sum = s.abs_sum * (1.0 + 2.0 * s.terms as f64 * f64::EPSILON);
+    let radius = acc.gamma(s.terms + extra_roundings) * abs_sum + store.ulp(center);
+    Interval { center, radius, special: s.specials.value() }
+}
+
+/// Reduce and ReduceWindow with an add computation: init plus the group's
+/// elements, summed exactly; the accumulation type is the element type.
+fn grouped_sum(
+    arrays: &[&ArrayLiteral],
+    result: &ArrayLiteral,
+    precision: Precision,
+    walk: impl FnOnce(&mut dyn FnMut(usize, &[usize]) -> Result<(), xlaref_reference::RunError>) -> Result<(), xlaref_reference::RunError>,
+) -> Allowance {
+    let (Some(values), Some(init)) = (complexes(arrays[0]), complexes(arrays[1]).and_then(|v| v.first().copied())) else {
+        return Allowance::Exact;
+    };
+    let complex = result.element_type().is_complex();
+    let mut intervals = vec![Interval { center: 0.0, radius: 0.0, special: None }; result.element_count() * if complex { 2 } else { 1 }];
+    let mut sum_group = |out_pos: usize, positions: &[usize]| {
+        let (mut re, mut im) = (ExactSum::new(), ExactSum::new());
+        re.add_f64(init.re);
+        im.add_f64(init.im);
+        for &p in positions {
+            let z = values.get(p).copied().unwrap_or_default();
+            re.add_f64(z.re);
+            im.add_f64(z.im);
+        }
+        if complex {
+            intervals[2 * out_pos] = sum_interval(&re, precision, precision, 0);
+            intervals[2 * out_pos + 1] = sum_interval(&im, precision, precision, 0);
+        } else {
+            intervals[out_pos] = sum_interval(&re, precision, precision, 0);
+        }
+        Ok(())
+    };
+    match walk(&mut sum_group) {
+        Ok(()) => Allowance::Intervals(intervals),
+        Err(_) => Allowance::Exact,
+    }
+}
+
+/// Fft: each output element is a sum of `N` products by unit roots, formed
+/// in `log2 N` stages; bound `4·(log2 N + 2)·u·‖x_batch‖₁`, divided by `N`
+/// for the inverse transforms' scaling. Heuristic in its constant.
+fn fft(p: Precision, arrays: &[&ArrayLiteral], result: &ArrayLiteral, fft_length: &[i64], inverse: bool) -> Allowance {
+    let (Some(input), Some(out)) = (arrays.first().and_then(|a| complexes(a)), complexes(result)) else { return Allowance::Exact };
+    let n: f64 = fft_length.iter().map(|&l| l.max(1) as f64).product();
+    let k = fft_length.len();
+    let trailing = |a: &ArrayShape| a.dims.iter().rev().take(k).map(|&d| d.max(0) as usize).product::<usize>().max(1);
+    let (in_len, out_len) = (trailing(&arrays[0].shape), trailing(&result.shape));
+    let factor = 4.0 * (n.log2() + 2.0) * p.unit_roundoff() / if inverse { n } else { 1.0 };
+    let mut intervals = Vec::with_capacity(out.len() * 2);
+    for (b, chunk) in out.chunks(out_len).enumerate() {
+        let norm: f64 = input.iter().skip(b * in_len).take(in_len).map(|z| z.norm()).sum();
+        for z in chunk {
+            for part in [z.re, z.im] {
+                intervals.push(Interval {
+                    center: part,
+                    radius: factor * norm + p.ulp(part),
+                    special: (!part.is_finite()).then_some(part),
+                });
+            }
+        }
+    }
+    if !result.element_type().is_complex() {
+        // IRFFT: real results; keep the real parts only.
+        intervals = intervals.into_iter().step_by(2).collect();
+    }
+    Allowance::Intervals(intervals)
+}
+
+/// BatchNorm*, Cholesky, TriangularSolve: each element within
+/// `8·(n+8)·u·(|r| + mean |r|)` of the reference, `n` the largest operand
+/// element count. Heuristic: their true error depends on conditioning.
+fn heuristic(p: Precision, result: &ArrayLiteral, operands: &[&Literal]) -> Allowance {
+    let Some(values) = complexes(result) else { return Allowance::Exact };
+    let n = operands.iter().map(|o| o.total_elements()).max().unwrap_or(1) as f64;
+    let mean = values.iter().map(|z| z.norm()).filter(|x| x.is_finite()).sum::<f64>() / values.len().max(1) as f64;
+    let factor = 8.0 * (n + 8.0) * p.unit_roundoff();
+    let complex = result.element_type().is_complex();
+    let intervals = values
+        .iter()
+        .flat_map(|z| {
+            let parts: Vec<f64> = if complex { vec![z.re, z.im] } else { vec![z.re] };
+            parts.into_iter().map(|part| Interval {
+                center: part,
+                radius: factor * (part.abs() + mean) + p.ulp(part),
+                special: (!part.is_finite()).then_some(part),
+            })
+        })
+        .collect();
+    Allowance::Intervals(intervals)
+}
+
+/// A computation whose root adds its two parameters.
+fn is_add(c: &Computation) -> bool {
+    c.param_count == 2
+        && c.instructions.get(c.root).is_some_and(|root| {
+            matches!(root.op, Op::Binary { op: BinaryOp::Add, broadcast_dimensions: None })
+                && matches!(root.operands.as_slice(), [0, 1] | [1, 0])
+        })
+}
+
+/// Whether every instruction of a computation (and its callees) is exact.
+fn computation_is_exact(module: &VerifiedModule, id: usize) -> bool {
+    let c = module.computation(id);
+    c.instructions.iter().all(|i| match &i.op {
+        Op::Unary(u) => !transcendental(*u, true),
+        Op::Binary { op: BinaryOp::Pow | BinaryOp::Atan2, .. } => false,
+        op => op.called_computations().into_iter().all(|callee| callee != id && computation_is_exact(module, callee)),
+    })
+}
+
+/// Judges an engine's value against the reference's under an allowance.
+pub fn judge(actual: &Literal, reference: &Literal, allowance: &Allowance) -> Option<Mismatch> {
+    match allowance {
+        Allowance::Exact => compare(actual, reference, None),
+        Allowance::Ulps(n) => compare(actual, reference, Some(&Tolerance { ulp: Some(*n), ..Tolerance::default() })),
+        Allowance::Statistical => (actual.shape() != reference.shape()).then(|| Mismatch {
+            at: "shape".into(),
+            expected: reference.shape().to_string(),
+            actual: actual.shape().to_string(),
+        }),
+        Allowance::Intervals(intervals) => judge_intervals(actual, reference, intervals),
+    }
+}
+
+fn judge_intervals(actual: &Literal, reference: &Literal, intervals: &[Interval]) -> Option<Mismatch> {
+    let (Some(a), Some(r)) = (actual.as_array(), reference.as_array()) else { return compare(actual, reference, None) };
+    if a.shape != r.shape {
+        return compare(actual, reference, None);
+    }
+    let (Some(values), Some(p)) = (complexes(a), Precision::of(a.element_type())) else { return compare(actual, reference, None) };
+    let complex = a.element_type().is_complex();
+    let parts: Vec<f64> = if complex { values.iter().flat_map(|z| [z.re, z.im]).collect() } else { values.iter().map(|z| z.re).collect() };
+    let bad = parts.iter().zip(intervals).position(|(&x, i)| !within(x, i, p))?;
+    let element = if complex { bad / 2 } else { bad };
+    let index = a.shape.unlinear(element);
+    let i = intervals[bad];
+    Some(Mismatch {
+        at: format!(
+            "{:?}{}",
+            index.as_slice(),
+            if complex {
+                if bad % 2 == 0 {
+                    " (real part)"
+                } else {
+                    " (imaginary part)"
+                }
+            } else {
+                ""
+            }
+        ),
+        expected: match i.special {
+            Some(s) => format!("{s} (the exact result is not finite)"),
+            None => format!("{} ± {:e} (the tolerance model's interval)", i.center, i.radius),
+        },
+        actual: parts[bad].to_string(),
+    })
+}
+
+/// Whether `x` is an honest value for the interval in a type of precision
+/// `p`: inside it; or the matching non-finite value; or an overflow (an
+/// infinity, or NaN in types without one) where the interval reaches past
+/// the largest finite value.
+fn within(x: f64, i: &Interval, p: Precision) -> bool {
+    if let Some(s) = i.special {
+        return (s.is_nan() && x.is_nan()) || s == x;
+    }
+    if x.is_finite() {
+        return (x - i.center).abs() <= i.radius;
+    }
+    let reach = i.center.abs() + i.radius;
+    reach >= p.max_finite && (x.is_nan() || x.signum() == i.center.signum() || i.center.abs() <= i.radius)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gamma_and_ulp() {
+        let p = Precision::of(ElementType::F32).unwrap();
+        assert_eq!(p.ulp(1.0), f32::EPSILON as f64);
+        assert_eq!(p.ulp(0.0), (-149f64).exp2());
+        assert!((p.gamma(2) / (2.0 * (-24f64).exp2()) - 1.0).abs() < 1e-6);
+        assert!(p.gamma(1 << 30).is_infinite());
+    }
+
+    #[test]
+    fn intervals_accept_reassociation_and_reject_wrong_terms() {
+        let p = Precision::of(ElementType::F32).unwrap();
+        let mut s = ExactSum::new();
+        for x in [1.0e8, 1.0, -1.0e8, 3.0] {
+            s.add_f64(x);
+        }
+        let i = sum_interval(&s, p, p, 0);
+        assert!(within(4.0, &i, p));
+        // f32 left to right: 1e8 + 1 = 1e8, - 1e8 = 0, + 3 = 3.
+        assert!(within(3.0, &i, p));
+        // A missing term of 1e8 is far outside.
+        assert!(!within(1.0e8, &i, p));
+    }
+}
