@@ -1,0 +1,45 @@
+//! Runs the XLA CPU backend (backends/jax) on the oracle cases through
+//! `xlaref conform` and checks that every case passes except the documented
+//! deviations of backends/jax/known_deviations.txt. Skipped (with a message)
+//! when JAX is not importable.
+
+use std::process::Command;
+
+fn jax_available() -> bool {
+    Command::new("python3").args(["-c", "import jax, jaxlib"]).output().map(|o| o.status.success()).unwrap_or(false)
+}
+
+#[test]
+fn xla_cpu_conforms_except_known_deviations() {
+    if !jax_available() {
+        println!("SKIPPED: `python3 -c \"import jax\"` fails; `pip install jax` to run the XLA CPU conformance test");
+        return;
+    }
+    let root = env!("CARGO_MANIFEST_DIR");
+    let json = std::env::temp_dir().join(format!("xlaref-jax-conformance-{}.json", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_xlaref"))
+        .current_dir(root)
+        .args(["conform", "--backend", "python3 backends/jax/run.py", "oracle-cases"])
+        .args(["--known-deviations", "backends/jax/known_deviations.txt", "--json"])
+        .arg(&json)
+        .output()
+        .expect("xlaref runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("{stdout}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap_or_default()).unwrap_or(serde_json::Value::Null);
+    let _ = std::fs::remove_file(&json);
+    let failing: Vec<String> = report["cases"]
+        .as_array()
+        .map(|cases| {
+            cases
+                .iter()
+                .filter(|c| matches!(c["verdict"].as_str(), Some("failed" | "rejected-but-valid" | "accepted-but-invalid" | "crashed")))
+                .map(|c| format!("{} [{}]: {}", c["name"], c["verdict"], c["detail"]))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(failing.is_empty(), "cases failing on XLA CPU that are not known deviations:\n{}", failing.join("\n"));
+    assert!(out.status.success(), "xlaref conform failed: {stderr}");
+}
