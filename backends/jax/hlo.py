@@ -6,7 +6,8 @@ shape; XLA's verifier then checks them). Implicit broadcasting of binary and
 ternary ops becomes explicit `reshape`/`broadcast`, as XlaBuilder does.
 """
 from hlo_ops import StructuredOps, TO_COMPLEX, braces, dims_of, ints
-from xlajson import COMPLEX, FLOATS, Reject, Unsupported, array, parse_shape, shape_text
+from validate import check_module
+from xlajson import MAX_ELEMENTS, COMPLEX, FLOATS, Reject, Unsupported, array, num_elements, parse_shape, shape_text
 
 UNARY = {
     "Abs": "abs", "Cbrt": "cbrt", "Ceil": "ceil", "Clz": "count-leading-zeros", "Cos": "cosine", "Erf": "erf",
@@ -29,6 +30,7 @@ class Module:
     def __init__(self, doc):
         if not isinstance(doc, dict):
             raise Reject("a module is a JSON object")
+        check_module(doc)
         self.comps_json = doc.get("computations")
         if not isinstance(self.comps_json, dict):
             raise Reject("a module needs `computations`")
@@ -84,19 +86,33 @@ class Module:
 
         for p in params:
             names.append(build(p))
-        if contains_token(root):
-            raise Unsupported("a token in the entry result")
-        lines.append(f"  ROOT result = {shape_text(root)} call({', '.join(names)}), to_apply={hname}")
+        # The result: the leaves that are arrays, flat (tokens and tuple
+        # structure are rebuilt by the caller from the result shape).
+        lines.append(f"  result = {shape_text(root)} call({', '.join(names)}), to_apply={hname}")
+        outs = []
+
+        def flatten(name, s):
+            if s[0] == "array":
+                outs.append((name, s))
+            elif s[0] == "tuple":
+                for i, e in enumerate(s[1]):
+                    n = self.fresh("gte")
+                    lines.append(f"  {n} = {shape_text(e)} get-tuple-element({name}), index={i}")
+                    flatten(n, e)
+
+        flatten("result", root)
+        flat = ("tuple", [s for _, s in outs])
+        lines.append(f"  ROOT flat = {shape_text(flat)} tuple({', '.join(n for n, _ in outs)})")
         text = "HloModule xlajson\n\n" + "\n\n".join(self.texts) + "\n\nENTRY entry {\n" + "\n".join(lines) + "\n}\n"
         return text, params, leaves, root
 
 
-def contains_token(s):
-    if s[0] == "token":
-        return True
+def check_size(s):
     if s[0] == "tuple":
-        return any(contains_token(e) for e in s[1])
-    return False
+        for e in s[1]:
+            check_size(e)
+    elif s[0] == "array" and num_elements(s[2]) > MAX_ELEMENTS:
+        raise Unsupported(f"{shape_text(s)} is larger than the adapter's limit of {MAX_ELEMENTS} elements")
 
 
 class Computation(StructuredOps):
@@ -108,6 +124,7 @@ class Computation(StructuredOps):
         self.env = {}   # json name -> (hlo name, shape)
 
     def emit(self, shape, text, base="v"):
+        check_size(shape)
         n = self.m.fresh(base)
         self.lines.append(f"  {n} = {shape_text(shape)} {text}")
         return n, shape
@@ -208,6 +225,10 @@ class Computation(StructuredOps):
         swap = len(da) > len(db)
         lo, hi = (b, a) if swap else (a, b)
         dlo, dhi = dims_of(lo[1]), dims_of(hi[1])
+        if bd and len(bd) != len(dlo):
+            raise Reject("broadcast_dimensions must have one entry per dimension of the lower-rank operand")
+        if bd and any(x >= y for x, y in zip(bd, bd[1:])):
+            raise Reject(f"broadcast dimensions order is wrong: {bd} (must be strictly increasing)")
         if not dlo:
             mapping = []
         elif bd is None or bd == []:
@@ -225,6 +246,18 @@ class Computation(StructuredOps):
         lo2 = self.broadcast_to(lo, out, mapping)
         hi2 = self.broadcast_to(hi, out, list(range(len(dhi))))
         return (hi2, lo2) if swap else (lo2, hi2)
+
+    def tuple_select(self, ops, nm):
+        """Select of tuples, as XlaBuilder emits it: Conditional(pred, on_true, id, on_false, id)."""
+        s = ops[1][1]
+        if ops[2][1] != s:
+            raise Reject(f"{nm}: Select's on_true and on_false must have the same shape")
+        if ops[0][1] != array("pred", []):
+            raise Reject(f"{nm}: Select of tuples needs a scalar pred")
+        ident = self.m.fresh("identity")
+        self.m.texts.append(f"{ident} {{\n  ROOT x = {shape_text(s)} parameter(0)\n}}")
+        return self.emit(s, f"conditional({ops[0][0]}, {ops[1][0]}, {ops[2][0]}), true_computation={ident}, "
+                            f"false_computation={ident}", nm)
 
     def attr(self, ins, key, default=None, required=False):
         if key in ins:
@@ -278,9 +311,13 @@ class Computation(StructuredOps):
             need(1)
             s = shapes[0]
             et = s[1] if s[0] == "array" else None
-            if et not in COMPLEX:
-                raise Reject(f"{nm}: Conj needs a complex operand")
-            part = array(COMPLEX[et], dims_of(s))
+            if et in COMPLEX:
+                part = array(COMPLEX[et], dims_of(s))
+            elif et in TO_COMPLEX:
+                # XlaBuilder's Conj of a real operand: the same expression, so a complex result.
+                part, s = s, array(TO_COMPLEX[et], dims_of(s))
+            else:
+                raise Reject(f"{nm}: Conj needs a floating-point or complex operand")
             r = self.emit(part, f"real({args})", "re")
             i = self.emit(part, f"imag({args})", "im")
             ni = self.emit(part, f"negate({i[0]})", "nim")
@@ -314,6 +351,9 @@ class Computation(StructuredOps):
             elif et.startswith("s"):
                 extra = ", type=SIGNED"
             return self.emit(array("pred", a[1][2]), f"compare({a[0]}, {b[0]}), direction={direction}{extra}", nm)
+        if op == "Select" and ops[1][1][0] == "tuple":
+            need(3)
+            return self.tuple_select(ops, nm)
         if op in ("Select", "Clamp"):
             need(3)
             ranks = [o for o in ops if o[1][0] == "array" and len(o[1][2]) > 0]

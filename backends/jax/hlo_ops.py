@@ -101,6 +101,8 @@ class StructuredOps:
     def op_BroadcastInDim(self, ins, ops, nm):
         out = ints(self.attr(ins, "out_dim_size", required=True), "out_dim_size")
         bd = ints(self.attr(ins, "broadcast_dimensions", required=True), "broadcast_dimensions")
+        if any(x >= y for x, y in zip(bd, bd[1:])):
+            raise Reject(f"{nm}: broadcast dimensions order is wrong: {bd} (must be strictly increasing)")
         r = self.broadcast_to(ops[0], list(out), list(bd))
         if r is ops[0]:
             return self.emit(r[1], f"copy({r[0]})", nm)
@@ -187,6 +189,9 @@ class StructuredOps:
             out.append(size)
             spec.append(f"{lo}_{hi}_{it}")
         pad = "x".join(spec)
+        if not d:
+            # A rank-0 Pad is the identity; HLO text cannot spell an empty padding config.
+            return self.emit(ops[0][1], f"copy({ops[0][0]})", nm)
         return self.emit(array(ops[0][1][1], out), f"pad({ops[0][0]}, {ops[1][0]}), padding={pad}", nm)
 
     def op_Tuple(self, ins, ops, nm):
@@ -348,7 +353,7 @@ class StructuredOps:
         dim = ins.get("dimension", -1)
         if dim is None:
             dim = -1
-        if dim < 0:
+        if -len(d) <= dim < 0:
             dim += len(d)
         shapes = [o[1] for o in ops]
         rs = shapes[0] if len(ops) == 1 else ("tuple", shapes)
@@ -441,8 +446,12 @@ class StructuredOps:
             raise Reject(f"{nm}: convolution operands need rank {n + 2}")
         ldl = ints(ins.get("lhs_dilation") or [1] * n, "lhs_dilation")
         rdl = ints(ins.get("rhs_dilation") or [1] * n, "rhs_dilation")
-        fgc = ins.get("feature_group_count", 1) or 1
-        bgc = ins.get("batch_group_count", 1) or 1
+        fgc = ins.get("feature_group_count", 1)
+        bgc = ins.get("batch_group_count", 1)
+        if fgc is None:
+            fgc = 1
+        if bgc is None:
+            bgc = 1
         ll, rl, ol = self.conv_dims(ins.get("dimension_numbers"), n)
         if len(ll) != n + 2 or len(rl) != n + 2 or len(ol) != n + 2:
             raise Reject(f"{nm}: dimension_numbers do not match the operand ranks")
@@ -515,7 +524,7 @@ class StructuredOps:
                                     f"lower={b('lower', False)}, unit_diagonal={b('unit_diagonal', False)}, transpose_a={ta}", nm)
 
     def batch_norm(self, ins, ops, nm, opcode, tuple_result):
-        eps = float(np.float32(self.attr(ins, "epsilon", required=True)))
+        eps = float(np.float32(float(self.attr(ins, "epsilon", required=True))))
         fi = self.attr(ins, "feature_index", required=True)
         s = ops[0][1]
         d = dims_of(s)

@@ -2,6 +2,7 @@
 answers one reply a line on stdout (docs/backends.md). It may die on inputs
 that abort XLA; run.py supervises it."""
 import json
+from decimal import Decimal
 import os
 import sys
 import traceback
@@ -21,7 +22,7 @@ import jaxlib._hlo as hlo_lib  # noqa: E402
 from jax._src.lib import xla_client as xc  # noqa: E402
 
 import hlo  # noqa: E402
-from xlajson import Reject, Unsupported, read_typed, write_typed, DTYPES  # noqa: E402
+from xlajson import DTYPES, Reject, Unsupported, read_typed, shape_text, write_typed  # noqa: E402
 
 
 def compile_text(text):
@@ -41,6 +42,7 @@ def leaves_of(shape, value, out):
 
 
 def rebuild(shape, flat):
+    """The result value from its array leaves, in order."""
     if shape[0] == "tuple":
         return [rebuild(s, flat) for s in shape[1]]
     if shape[0] == "token":
@@ -65,7 +67,7 @@ def run(req):
         raise Reject(f"the entry computation takes {len(params)} arguments, got {len(args)}")
     for i, ((s, _), p) in enumerate(zip(args, params)):
         if s != p:
-            raise Reject(f"argument {i} has shape {s}, the parameter {p}")
+            raise Reject(f"argument {i} has shape {shape_text(s)}, the parameter {shape_text(p)}")
     leaves = []
     for s, v in args:
         leaves_of(s, v, leaves)
@@ -88,7 +90,7 @@ def main():
             continue
         reply = {}
         try:
-            req = json.loads(line)
+            req = json.loads(line, parse_float=Decimal)
             if "id" in req:
                 reply["id"] = req["id"]
             reply.update(run(req))

@@ -6,6 +6,8 @@ Shapes are kept as small Python values:
   ("token",)
 """
 import re
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 import ml_dtypes
@@ -138,29 +140,58 @@ def _float_bits(etype, text):
     return np.array([int(text, 16)], dtype=UINT_OF_WIDTH[width]).view(DTYPES[etype])[0]
 
 
+def _round(etype, q):
+    """The exact rational q rounded once, to nearest even, into etype."""
+    dt = DTYPES[etype]
+    if etype == "f64":
+        return dt.type(float(q))  # Python's int/Fraction -> float is correctly rounded
+    with np.errstate(over="ignore"):
+        v = dt.type(float(q))
+    if not np.isfinite(float(v)):
+        return v
+    width = BITS[etype]
+    ut = UINT_OF_WIDTH[width]
+    best = None
+    bits = int(np.array([v], dtype=dt).view(ut)[0])
+    for b in (bits - 1, bits, bits + 1):
+        if b < 0 or b >= 1 << width:
+            continue
+        c = np.array([b], dtype=ut).view(dt)[0]
+        if not np.isfinite(float(c)):
+            continue
+        err = abs(Fraction(float(c)) - q)
+        key = (err, b & 1)
+        if best is None or key < best[0]:
+            best = (key, c)
+    return best[1] if best else v
+
+
 def _float(etype, v):
     dt = DTYPES[etype]
     if isinstance(v, bool):
         raise Reject(f"expected a number for {etype}, got {v!r}")
-    if isinstance(v, (int, float)):
+    if isinstance(v, (int, Decimal)):
+        q = Fraction(v)
+        if q == 0 and isinstance(v, Decimal) and v.is_signed():
+            return -dt.type(0)
+        return _round(etype, q)
+    if isinstance(v, float):
         return dt.type(v)
     if isinstance(v, str):
         s = v.strip().lower()
         if s.startswith("0x"):
             return _float_bits(etype, s)
-        if s in ("nan", "+nan"):
+        if s == "nan":
             return dt.type(float("nan"))
         if s == "-nan":
             return -dt.type(float("nan"))
-        if s in ("inf", "+inf"):
+        if s == "inf":
             return dt.type(float("inf"))
         if s == "-inf":
             return dt.type(float("-inf"))
-        try:
-            return dt.type(float(s))
-        except ValueError:
-            pass
-    raise Reject(f"bad {etype} element {v!r}")
+        if s == "-0":
+            return -dt.type(0)
+    raise Reject(f"`{v}` is not a float: use a number, \"nan\", \"-nan\", \"inf\", \"-inf\", \"-0\" or \"0x...\"")
 
 
 def _int(etype, v):

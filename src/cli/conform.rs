@@ -216,18 +216,30 @@ fn read_known(path: &str) -> Result<HashMap<String, String>, String> {
     Ok(known)
 }
 
+/// A case as read from a file: its name, the file, and the case or why it
+/// could not be read.
+pub struct LoadedCase {
+    pub name: String,
+    pub file: String,
+    pub case: Result<Case, String>,
+}
+
 /// Every case under the paths, with the file it came from; cases that cannot
 /// be read are returned as errors. (The hook for other case sources, such as
 /// random-program generators: anything producing `Case`s can feed `check_all`.)
-pub fn collect_cases(paths: &[String], options: &RunOptions) -> Result<Vec<(String, String, Result<Case, String>)>, String> {
+pub fn collect_cases(paths: &[String], options: &RunOptions) -> Result<Vec<LoadedCase>, String> {
     let mut out = Vec::new();
     for root in paths {
         let files = case_files(Path::new(root)).map_err(|e| format!("cannot read {root}: {e}"))?;
         for file in files {
             let shown = file.display().to_string();
             match read_text(&shown).and_then(|t| xjson::parse_json(&t).map_err(|e| e.to_string())) {
-                Ok(doc) => out.extend(read_cases(&doc, &shown, options).into_iter().map(|(n, c)| (n, shown.clone(), c))),
-                Err(e) => out.push((shown.clone(), shown, Err(e))),
+                Ok(doc) => out.extend(read_cases(&doc, &shown, options).into_iter().map(|(name, case)| LoadedCase {
+                    name,
+                    file: shown.clone(),
+                    case,
+                })),
+                Err(e) => out.push(LoadedCase { name: shown.clone(), file: shown, case: Err(e) }),
             }
         }
     }
@@ -236,14 +248,14 @@ pub fn collect_cases(paths: &[String], options: &RunOptions) -> Result<Vec<(Stri
 
 /// Runs every case through the backend and the reference and classifies it.
 pub fn check_all(
-    cases: &[(String, String, Result<Case, String>)],
+    cases: &[LoadedCase],
     backend: &mut dyn Backend,
     options: &RunOptions,
     known: &HashMap<String, String>,
     mut progress: impl FnMut(&CaseResult),
 ) -> Vec<CaseResult> {
     let mut results = Vec::with_capacity(cases.len());
-    for (name, file, case) in cases {
+    for LoadedCase { name, file, case } in cases {
         let result = match case {
             Err(e) => CaseResult {
                 name: name.clone(),
@@ -453,16 +465,11 @@ fn failure_case(case: &Case, reference: &Outcome, result: &CaseResult) -> Value 
     Value::Object(m)
 }
 
-fn write_failures(
-    dir: &str,
-    cases: &[(String, String, Result<Case, String>)],
-    results: &[CaseResult],
-    options: &RunOptions,
-) -> Result<usize, String> {
+fn write_failures(dir: &str, cases: &[LoadedCase], results: &[CaseResult], options: &RunOptions) -> Result<usize, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {dir}: {e}"))?;
     let mut n = 0;
-    for ((_, _, case), r) in cases.iter().zip(results) {
-        let Ok(case) = case else { continue };
+    for (loaded, r) in cases.iter().zip(results) {
+        let Ok(case) = &loaded.case else { continue };
         if !r.verdict.is_failure() && r.verdict != Verdict::KnownDeviation {
             continue;
         }
