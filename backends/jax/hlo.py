@@ -41,6 +41,9 @@ class Module:
         self.texts = []
         self.busy = set()
         self.counter = 0
+        # The first shape beyond the adapter's element limit: such modules are
+        # compiled (so XLA's rejections still count) but not run.
+        self.too_big = None
 
     def fresh(self, base):
         self.counter += 1
@@ -108,11 +111,14 @@ class Module:
 
 
 def check_size(s):
+    """The first array shape in s beyond the adapter's element limit, if any."""
     if s[0] == "tuple":
         for e in s[1]:
-            check_size(e)
+            if check_size(e):
+                return check_size(e)
     elif s[0] == "array" and num_elements(s[2]) > MAX_ELEMENTS:
-        raise Unsupported(f"{shape_text(s)} is larger than the adapter's limit of {MAX_ELEMENTS} elements")
+        return s
+    return None
 
 
 class Computation(StructuredOps):
@@ -124,7 +130,8 @@ class Computation(StructuredOps):
         self.env = {}   # json name -> (hlo name, shape)
 
     def emit(self, shape, text, base="v"):
-        check_size(shape)
+        if self.m.too_big is None:
+            self.m.too_big = check_size(shape)
         n = self.m.fresh(base)
         self.lines.append(f"  {n} = {shape_text(shape)} {text}")
         return n, shape

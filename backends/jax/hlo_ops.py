@@ -502,7 +502,8 @@ class StructuredOps:
         elif t == "RFFT":
             if et not in TO_COMPLEX or not length or len(d) < len(length):
                 raise Reject(f"{nm}: RFFT needs a real operand")
-            d[-1] = length[-1] // 2 + 1
+            # XLA's shape inference: a zero length gives a zero-sized result.
+            d[-1] = length[-1] // 2 + 1 if length[-1] else 0
             rs = array(TO_COMPLEX[et], d)
         elif t == "IRFFT":
             if et not in COMPLEX or not length or len(d) < len(length):

@@ -127,5 +127,12 @@ def check_instruction(ins, cname):
         raise Reject(f"{cname}.{ins['name']}: `operands` must be a list")
     if arity is not None and len(operands) != arity:
         raise Reject(f"{cname}.{ins['name']}: {op} takes {arity} operand{'s' if arity != 1 else ''}, got {len(operands)}")
+    if op == "Pad" and isinstance(ins.get("padding_config"), list):
+        for d in ins["padding_config"]:
+            check_keys(d, {"edge_padding_low", "edge_padding_high", "interior_padding"}, f"{cname}.{ins['name']} padding_config")
+    if op == "Compare" and "comparison_type" in ins:
+        t = str(ins["comparison_type"]).upper()
+        if t not in ("FLOAT", "SIGNED", "UNSIGNED", "PARTIALORDER", "NOTYPE", "TOTALORDER"):
+            raise Reject(f"{cname}.{ins['name']}: unknown comparison type `{ins['comparison_type']}`")
     if op in AT_LEAST and len(operands) < AT_LEAST[op]:
         raise Reject(f"{cname}.{ins['name']}: {op} takes at least {AT_LEAST[op]} operands, got {len(operands)}")

@@ -22,7 +22,7 @@ import jaxlib._hlo as hlo_lib  # noqa: E402
 from jax._src.lib import xla_client as xc  # noqa: E402
 
 import hlo  # noqa: E402
-from xlajson import DTYPES, Reject, Unsupported, read_typed, shape_text, write_typed  # noqa: E402
+from xlajson import DTYPES, MAX_ELEMENTS, Reject, Unsupported, read_typed, shape_text, write_typed  # noqa: E402
 
 
 def compile_text(text):
@@ -59,7 +59,9 @@ def run(req):
     if isinstance(module, str):
         raise Unsupported("HLO text modules are not translated (run them on XLA directly)")
     try:
-        text, params, leaf_shapes, result = hlo.translate(module)
+        m = hlo.Module(module)
+        text, params, leaf_shapes, result = m.translate()
+        module_too_big = [m.too_big]
     except RecursionError:
         raise Reject("module nested too deeply")
     args = [read_typed(a) for a in req.get("args", [])]
@@ -75,6 +77,8 @@ def run(req):
         exe = compile_text(text)
     except Exception as e:  # XLA's parser or verifier rejected the module
         raise Reject(f"XLA rejects the module: {str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__}")
+    if module_too_big[0] is not None:
+        raise Unsupported(f"{shape_text(module_too_big[0])} is larger than the adapter's limit of {MAX_ELEMENTS} elements")
     dev = jax.devices("cpu")[0]
     bufs = [jax.device_put(np.asarray(v, dtype=DTYPES[s[1]]), dev) for s, v in leaves]
     out = exe.execute_sharded(bufs).disassemble_into_single_device_arrays()

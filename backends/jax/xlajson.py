@@ -178,7 +178,7 @@ def _float(etype, v):
     if isinstance(v, float):
         return dt.type(v)
     if isinstance(v, str):
-        s = v.strip().lower()
+        s = v
         if s.startswith("0x"):
             return _float_bits(etype, s)
         if s == "nan":
@@ -270,6 +270,8 @@ def literal_value(shape, value):
             raise Reject("tuple literal does not match its shape")
         return [literal_value(s, v) for s, v in zip(shape[1], value["tuple"])]
     if shape[0] == "token":
+        if value != {"token": None}:
+            raise Reject("a token literal is {\"token\": null}")
         return None
     return to_numpy(shape, value)
 
