@@ -20,16 +20,22 @@ const QUICK: [&str; 8] = [
     "oracle-cases/dot",
 ];
 
-fn jax_available() -> bool {
-    Command::new("python3").args(["-c", "import jax, jaxlib"]).output().map(|o| o.status.success()).unwrap_or(false)
+/// The jax version backends/jax/known_deviations.txt was triaged with; with
+/// another version the run is reported but not asserted.
+const TRIAGED_JAX: &str = "0.10.2";
+
+/// The installed jax version, if jax is importable.
+fn jax_version() -> Option<String> {
+    let out = Command::new("python3").args(["-c", "import jax, jaxlib; print(jax.__version__)"]).output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
 #[test]
 fn xla_cpu_conforms_except_known_deviations() {
-    if !jax_available() {
+    let Some(version) = jax_version() else {
         println!("SKIPPED: `python3 -c \"import jax\"` fails; `pip install jax` to run the XLA CPU conformance test");
         return;
-    }
+    };
     let root = env!("CARGO_MANIFEST_DIR");
     let json = std::env::temp_dir().join(format!("xlaref-jax-conformance-{}.json", std::process::id()));
     let out = Command::new(env!("CARGO_BIN_EXE_xlaref"))
@@ -56,6 +62,10 @@ fn xla_cpu_conforms_except_known_deviations() {
                 .collect()
         })
         .unwrap_or_default();
+    if version != TRIAGED_JAX {
+        println!("jax {version} is not the triaged {TRIAGED_JAX}: not asserting; failing cases:\n{}", failing.join("\n"));
+        return;
+    }
     assert!(failing.is_empty(), "cases failing on XLA CPU that are not known deviations:\n{}", failing.join("\n"));
     assert!(out.status.success(), "xlaref conform failed: {stderr}");
 }
