@@ -540,7 +540,12 @@ pub fn run(a: ConformArgs) -> i32 {
             bar.set_message(format!("{bad} failing"));
         }
         if verbose && r.verdict != Verdict::Passed {
-            bar.println(format!("{:<12} {} [{}]: {}", r.verdict.name(), r.name, r.op, truncate(&r.detail, 200)));
+            let line = format!("{:<12} {} [{}]: {}", r.verdict.name(), r.name, r.op, truncate(&r.detail, 200));
+            if bar.is_hidden() {
+                println!("{line}");
+            } else {
+                bar.println(line);
+            }
         }
         bar.inc(1);
     });
