@@ -1,6 +1,7 @@
 //! The `xlaref` command line: one file per subcommand.
 
 mod check;
+mod conform;
 mod eval;
 mod fuzz;
 mod verify;
@@ -31,6 +32,8 @@ pub enum Command {
     Eval(eval::EvalArgs),
     /// Run every case in the given files or directories and report failures.
     Check(check::CheckArgs),
+    /// Run cases through another backend and report its conformance per op.
+    Conform(conform::ConformArgs),
     /// Print each instruction's inferred shape, or the first verification error.
     Verify(verify::VerifyArgs),
     /// Differential campaign: random programs on the reference and the fast engine, disagreements shrunk to case files.
@@ -65,6 +68,7 @@ pub fn main_with(cli: Cli) -> i32 {
     match cli.command {
         Command::Eval(a) => eval::run(a),
         Command::Check(a) => check::run(a),
+        Command::Conform(a) => conform::run(a),
         Command::Verify(a) => verify::run(a),
         Command::Fuzz(a) => fuzz::run(a),
     }

@@ -1,6 +1,7 @@
 //! The test harness shared by the CLI, the tests and the fuzzers: cases,
 //! the comparison of results, and the engine interface.
 
+pub mod backend;
 pub mod campaign;
 pub mod case;
 pub mod compare;
