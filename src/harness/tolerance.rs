@@ -51,6 +51,9 @@ pub struct Interval {
     pub center: f64,
     pub radius: f64,
     pub special: Option<f64>,
+    /// A partial sum may exceed the accumulation type's range (Σ|terms| does),
+    /// so an overflow to infinity is honest.
+    pub may_overflow: bool,
 }
 
 /// Precision of a floating-point element type: significand digits `p`
@@ -169,7 +172,12 @@ fn complex_relative(p: Precision, result: &ArrayLiteral) -> Allowance {
             // A non-finite modulus bounds nothing: the finite part is then
             // held to its last place.
             let radius = Some(8.0 * u * z.norm()).filter(|r| r.is_finite()).unwrap_or(0.0);
-            [z.re, z.im].map(|part| Interval { center: part, radius: radius + p.ulp(part), special: (!part.is_finite()).then_some(part) })
+            [z.re, z.im].map(|part| Interval {
+                center: part,
+                radius: radius + p.ulp(part),
+                special: (!part.is_finite()).then_some(part),
+                may_overflow: false,
+            })
         })
         .collect();
     Allowance::Intervals(intervals)
@@ -219,7 +227,7 @@ fn sum_interval(s: &ExactSum, acc: Precision, store: Precision, extra_roundings:
     // Σ|terms| was itself summed in f64: inflate it by that sum's own bound.
     let abs_sum = s.abs_sum * (1.0 + 2.0 * s.terms as f64 * f64::EPSILON);
     let radius = acc.gamma(s.terms + extra_roundings) * abs_sum + store.ulp(center);
-    Interval { center, radius, special: s.specials.value() }
+    Interval { center, radius, special: s.specials.value(), may_overflow: abs_sum >= acc.max_finite }
 }
 
 /// Reduce and ReduceWindow with an add computation: init plus the group's
@@ -234,7 +242,10 @@ fn grouped_sum(
         return Allowance::Exact;
     };
     let complex = result.element_type().is_complex();
-    let mut intervals = vec![Interval { center: 0.0, radius: 0.0, special: None }; result.element_count() * if complex { 2 } else { 1 }];
+    let mut intervals = vec![
+        Interval { center: 0.0, radius: 0.0, special: None, may_overflow: false };
+        result.element_count() * if complex { 2 } else { 1 }
+    ];
     let mut sum_group = |out_pos: usize, positions: &[usize]| {
         let (mut re, mut im) = (ExactSum::new(), ExactSum::new());
         re.add_f64(init.re);
@@ -305,6 +316,7 @@ fn heuristic(p: Precision, result: &ArrayLiteral, operands: &[&Literal]) -> Allo
                 center: part,
                 radius: factor * (part.abs() + mean) + p.ulp(part),
                 special: (!part.is_finite()).then_some(part),
+                may_overflow: false,
             })
         })
         .collect();
@@ -390,7 +402,7 @@ fn within(x: f64, i: &Interval, p: Precision) -> bool {
         return (x - i.center).abs() <= i.radius;
     }
     let reach = i.center.abs() + i.radius;
-    reach >= p.max_finite && (x.is_nan() || x.signum() == i.center.signum() || i.center.abs() <= i.radius)
+    i.may_overflow || (reach >= p.max_finite && (x.is_nan() || x.signum() == i.center.signum() || i.center.abs() <= i.radius))
 }
 
 #[cfg(test)]

@@ -229,10 +229,16 @@ pub fn pad(x: &ArrayLiteral, value: &ArrayLiteral, config: &[xlaref_reference::i
             let mut to = 0isize;
             for d in 0..index.len() {
                 from += index[d] as isize * in_strides[d];
-                let at = config[d].edge_padding_low as i128 + index[d] as i128 * (config[d].interior_padding as i128 + 1);
+                let mut step = config[d].interior_padding as i128 + 1;
+                if step > 1 && crate::planted::active(crate::planted::Bug::PadInteriorOffByOne) {
+                    step -= 1;
+                }
+                let at = config[d].edge_padding_low as i128 + index[d] as i128 * step;
                 to += at as isize * out_strides[d];
             }
-            out[to as usize] = src[from as usize];
+            if let Some(slot) = usize::try_from(to).ok().and_then(|t| out.get_mut(t)) {
+                *slot = src[from as usize];
+            }
             let mut d = index.len();
             loop {
                 if d == 0 {
