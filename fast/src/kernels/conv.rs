@@ -252,3 +252,74 @@ impl SumOfProducts for Plan {
         Ok(gather(&c, 0, &self.out_view.sizes, &self.out_view.strides))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use xlaref_reference::ir::Padding;
+    use xlaref_reference::types::ElementType;
+
+    fn attrs(padding: Padding) -> ConvAttrs {
+        ConvAttrs {
+            window_strides: vec![1, 1],
+            padding,
+            lhs_dilation: vec![1, 1],
+            rhs_dilation: vec![1, 1],
+            feature_group_count: 1,
+            batch_group_count: 1,
+            dimension_numbers: None,
+            preferred_element_type: None,
+        }
+    }
+
+    #[test]
+    fn same_padding_matches_direct_sum() {
+        let (b, c, hw, o) = (2usize, 3usize, 5usize, 4usize);
+        let xv: Vec<i32> = (0..b * c * hw * hw).map(|x| (x % 7) as i32 - 3).collect();
+        let wv: Vec<i32> = (0..o * c * 9).map(|x| (x % 5) as i32 - 2).collect();
+        let x = ArrayLiteral::from_vec(vec![b as i64, c as i64, hw as i64, hw as i64], xv.clone());
+        let w = ArrayLiteral::from_vec(vec![o as i64, c as i64, 3, 3], wv.clone());
+        let out = ArrayShape::new(ElementType::S32, vec![b as i64, o as i64, hw as i64, hw as i64]);
+        let r = conv(&attrs(Padding::Same), &x, &w, &out).unwrap();
+        let got = r.typed::<i32>().unwrap();
+        for bi in 0..b {
+            for oz in 0..o {
+                for y in 0..hw {
+                    for xx in 0..hw {
+                        let mut s = 0;
+                        for iz in 0..c {
+                            for ky in 0..3 {
+                                for kx in 0..3 {
+                                    let (iy, ix) = (y as i64 + ky as i64 - 1, xx as i64 + kx as i64 - 1);
+                                    if (0..hw as i64).contains(&iy) && (0..hw as i64).contains(&ix) {
+                                        s += xv[((bi * c + iz) * hw + iy as usize) * hw + ix as usize]
+                                            * wv[((oz * c + iz) * 3 + ky) * 3 + kx];
+                                    }
+                                }
+                            }
+                        }
+                        assert_eq!(got[((bi * o + oz) * hw + y) * hw + xx], s);
+                    }
+                }
+            }
+        }
+    }
+
+    /// `cargo test --release -p xlaref-fast conv_speed -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn conv_speed() {
+        let (b, c, hw, o) = (8i64, 64i64, 56i64, 64i64);
+        let x = ArrayLiteral::from_vec(vec![b, c, hw, hw], (0..b * c * hw * hw).map(|v| (v % 7) as f32).collect());
+        let w = ArrayLiteral::from_vec(vec![o, c, 3, 3], (0..o * c * 9).map(|v| (v % 5) as f32).collect());
+        let out = ArrayShape::new(ElementType::F32, vec![b, o, hw, hw]);
+        let mut best = f64::MAX;
+        for _ in 0..5 {
+            let t = std::time::Instant::now();
+            conv(&attrs(Padding::Same), &x, &w, &out).unwrap();
+            best = best.min(t.elapsed().as_secs_f64());
+        }
+        let flops = 2.0 * (b * o * hw * hw * c * 9) as f64;
+        eprintln!("conv N8 C64 56x56 64 3x3 SAME f32: {:.2} ms, {:.1} GFLOP/s", best * 1e3, flops / best / 1e9);
+    }
+}

@@ -155,7 +155,7 @@ pub fn gemm<T: Elem>(
         return Ok(());
     }
     let c_needed = (m - 1).checked_mul(ldc).and_then(|x| x.checked_add(n));
-    if ldc < n || c_needed.map_or(true, |need| need > c.len()) || !a.fits(m, k) || !b.fits(k, n) {
+    if ldc < n || c_needed.is_none_or(|need| need > c.len()) || !a.fits(m, k) || !b.fits(k, n) {
         return Err(internal("operands do not fit their matrices"));
     }
     if k == 0 {

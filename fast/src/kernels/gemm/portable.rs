@@ -14,6 +14,7 @@ pub fn kernel<T: Elem>() -> Kernel<T> {
 /// # Safety
 /// As [`super::KernelFn`]: `a` holds `kc·MR` elements, `b` `kc·NR`, and
 /// C's `m × n` block at `c` (row stride `ldc`) is valid.
+#[allow(clippy::too_many_arguments)]
 unsafe fn run<T: Elem>(kc: usize, a: *const T, b: *const T, c: *mut T, ldc: usize, m: usize, n: usize, first: bool) {
     let mut acc = [[T::ZERO; NR]; MR];
     if !first {

@@ -45,6 +45,7 @@ macro_rules! micro_kernel {
         /// The CPU has the enabled features; otherwise as
         /// [`super::KernelFn`]: `a` holds `kc·MR` elements, `b` `kc·NR`, and
         /// C's `m × n` block at `c` (row stride `ldc`) is valid.
+        #[allow(clippy::too_many_arguments)]
         #[target_feature(enable = $feature)]
         unsafe fn $name(kc: usize, a: *const $t, b: *const $t, c: *mut $t, ldc: usize, m: usize, n: usize, first: bool) {
             const MR: usize = $mr;
@@ -96,7 +97,55 @@ macro_rules! micro_kernel {
     };
 }
 
-micro_kernel!(avx512_f32, "avx512f", f32, __m512, 16, 12, _mm512_setzero_ps, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_fmadd_ps);
-micro_kernel!(avx512_f64, "avx512f", f64, __m512d, 8, 12, _mm512_setzero_pd, _mm512_loadu_pd, _mm512_storeu_pd, _mm512_set1_pd, _mm512_fmadd_pd);
-micro_kernel!(avx2_f32, "avx2,fma", f32, __m256, 8, 6, _mm256_setzero_ps, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps, _mm256_fmadd_ps);
-micro_kernel!(avx2_f64, "avx2,fma", f64, __m256d, 4, 6, _mm256_setzero_pd, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_set1_pd, _mm256_fmadd_pd);
+micro_kernel!(
+    avx512_f32,
+    "avx512f",
+    f32,
+    __m512,
+    16,
+    12,
+    _mm512_setzero_ps,
+    _mm512_loadu_ps,
+    _mm512_storeu_ps,
+    _mm512_set1_ps,
+    _mm512_fmadd_ps
+);
+micro_kernel!(
+    avx512_f64,
+    "avx512f",
+    f64,
+    __m512d,
+    8,
+    12,
+    _mm512_setzero_pd,
+    _mm512_loadu_pd,
+    _mm512_storeu_pd,
+    _mm512_set1_pd,
+    _mm512_fmadd_pd
+);
+micro_kernel!(
+    avx2_f32,
+    "avx2,fma",
+    f32,
+    __m256,
+    8,
+    6,
+    _mm256_setzero_ps,
+    _mm256_loadu_ps,
+    _mm256_storeu_ps,
+    _mm256_set1_ps,
+    _mm256_fmadd_ps
+);
+micro_kernel!(
+    avx2_f64,
+    "avx2,fma",
+    f64,
+    __m256d,
+    4,
+    6,
+    _mm256_setzero_pd,
+    _mm256_loadu_pd,
+    _mm256_storeu_pd,
+    _mm256_set1_pd,
+    _mm256_fmadd_pd
+);
