@@ -7,6 +7,7 @@ pub mod conv;
 pub mod dot;
 pub mod elementwise;
 pub mod fft;
+pub mod gemm;
 pub mod indexing;
 pub mod layout;
 pub mod linalg;

@@ -1,0 +1,266 @@
+//! The fast engine's matrix multiply `C = A·B`: a blocked, packed GEMM in
+//! the BLIS style. The operands are read through strides (any layout), cut
+//! into cache blocks (NC columns of B, KC of the contracted dimension, MC
+//! rows of A), each block is packed into micro-panels, and a register-tiled
+//! micro-kernel multiplies one MR-row panel of A by one NR-column panel of
+//! B. f32 and f64 have AVX-512 and AVX2+FMA micro-kernels chosen at run
+//! time ([`x86`]); every other element type (and a machine without them)
+//! uses the portable kernel.
+//!
+//! Summation order: every result element is accumulated over the
+//! contracted index in ascending order, one product at a time (a later KC
+//! block starts from the value the earlier ones left in C), so the only
+//! difference from a sequential loop is the fused multiply-add of the SIMD
+//! kernels.
+
+mod portable;
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
+use num_complex::Complex;
+use rayon::prelude::*;
+use xlaref_reference::RunError;
+
+/// `kernel(kc, a, b, c, ldc, m, n, first)`: `C[0..m][0..n] (+)= Σ_k
+/// a[k·MR + i] · b[k·NR + j]` (C overwritten when `first`).
+///
+/// # Safety
+/// `a` holds `kc·MR` elements, `b` holds `kc·NR`, `m <= MR`, `n <= NR`, and
+/// `c + i·ldc + j` is valid for reads and writes for `i < m`, `j < n`.
+pub type KernelFn<T> = unsafe fn(usize, *const T, *const T, *mut T, usize, usize, usize, bool);
+
+/// A micro-kernel and the cache blocking that suits it.
+#[derive(Clone, Copy)]
+pub struct Kernel<T> {
+    pub mr: usize,
+    pub nr: usize,
+    pub mc: usize,
+    pub kc: usize,
+    pub nc: usize,
+    pub run: KernelFn<T>,
+}
+
+/// An element type the GEMM multiplies.
+pub trait Elem: Copy + Send + Sync + 'static {
+    const ZERO: Self;
+    /// `acc + a·b` (the portable kernel's step; wrapping for integers).
+    fn mul_add(acc: Self, a: Self, b: Self) -> Self;
+    /// The fastest micro-kernel this machine has for the type.
+    fn kernel() -> Kernel<Self> {
+        portable::kernel::<Self>()
+    }
+}
+
+impl Elem for f32 {
+    const ZERO: Self = 0.0;
+    #[inline(always)]
+    fn mul_add(acc: Self, a: Self, b: Self) -> Self {
+        acc + a * b
+    }
+    fn kernel() -> Kernel<Self> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(k) = x86::kernel_f32() {
+            return k;
+        }
+        portable::kernel::<Self>()
+    }
+}
+
+impl Elem for f64 {
+    const ZERO: Self = 0.0;
+    #[inline(always)]
+    fn mul_add(acc: Self, a: Self, b: Self) -> Self {
+        acc + a * b
+    }
+    fn kernel() -> Kernel<Self> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(k) = x86::kernel_f64() {
+            return k;
+        }
+        portable::kernel::<Self>()
+    }
+}
+
+/// Two's-complement arithmetic modulo 2^64: its low bits are those of
+/// wrapping arithmetic in every narrower integer type.
+impl Elem for i64 {
+    const ZERO: Self = 0;
+    #[inline(always)]
+    fn mul_add(acc: Self, a: Self, b: Self) -> Self {
+        acc.wrapping_add(a.wrapping_mul(b))
+    }
+}
+
+/// Complex products by the textbook formula `(ac - bd) + (ad + bc)i`, as
+/// Mul, added part by part.
+impl Elem for Complex<f64> {
+    const ZERO: Self = Complex { re: 0.0, im: 0.0 };
+    #[inline(always)]
+    fn mul_add(acc: Self, a: Self, b: Self) -> Self {
+        Complex::new(acc.re + (a.re * b.re - a.im * b.im), acc.im + (a.re * b.im + a.im * b.re))
+    }
+}
+
+/// A matrix read through strides: element `(r, c)` is
+/// `data[offset + r·row_stride + c·col_stride]`.
+#[derive(Clone, Copy)]
+pub struct MatRef<'a, T> {
+    pub data: &'a [T],
+    pub offset: usize,
+    pub row_stride: usize,
+    pub col_stride: usize,
+}
+
+impl<T> MatRef<'_, T> {
+    /// Whether every element of a `rows × cols` matrix is inside `data`.
+    fn fits(&self, rows: usize, cols: usize) -> bool {
+        if rows == 0 || cols == 0 {
+            return true;
+        }
+        let last = (rows - 1)
+            .checked_mul(self.row_stride)
+            .and_then(|r| (cols - 1).checked_mul(self.col_stride).and_then(|c| r.checked_add(c)))
+            .and_then(|x| x.checked_add(self.offset));
+        last.is_some_and(|l| l < self.data.len())
+    }
+}
+
+fn internal(what: &str) -> RunError {
+    RunError::Other(format!("fast engine: gemm {what} (a verified module should not reach this)"))
+}
+
+/// A raw pointer to C shared by the tasks that write disjoint blocks of it.
+#[derive(Clone, Copy)]
+struct CPtr<T>(*mut T);
+// SAFETY: the tasks given a CPtr write disjoint row blocks of C (see gemm).
+unsafe impl<T> Send for CPtr<T> {}
+// SAFETY: as above.
+unsafe impl<T> Sync for CPtr<T> {}
+
+/// `C = A·B` for an `m × k` A and a `k × n` B; C is row-major with row
+/// stride `ldc`, only its `m × n` top-left block is written. With
+/// `parallel`, row blocks of C are spread over rayon's threads.
+#[allow(clippy::too_many_arguments)]
+pub fn gemm<T: Elem>(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: MatRef<T>,
+    b: MatRef<T>,
+    c: &mut [T],
+    ldc: usize,
+    parallel: bool,
+) -> Result<(), RunError> {
+    if m == 0 || n == 0 {
+        return Ok(());
+    }
+    let c_needed = (m - 1).checked_mul(ldc).and_then(|x| x.checked_add(n));
+    if ldc < n || c_needed.is_none_or(|need| need > c.len()) || !a.fits(m, k) || !b.fits(k, n) {
+        return Err(internal("operands do not fit their matrices"));
+    }
+    if k == 0 {
+        for row in c.chunks_mut(ldc).take(m) {
+            row[..n].fill(T::ZERO);
+        }
+        return Ok(());
+    }
+    let kern = T::kernel();
+    let threads = if parallel { rayon::current_num_threads().max(1) } else { 1 };
+    // Enough row blocks for every thread (a few each, for balance).
+    let per_thread = m.div_ceil(2 * threads).div_ceil(kern.mr) * kern.mr;
+    let mc = kern.mc.min(per_thread.max(kern.mr));
+    let kc_max = kern.kc.min(k);
+    let nc_max = kern.nc.min(n.div_ceil(kern.nr) * kern.nr);
+    let mut bpack = vec![T::ZERO; kc_max * nc_max];
+    let cptr = CPtr(c.as_mut_ptr());
+    for jc in (0..n).step_by(kern.nc) {
+        let nc = kern.nc.min(n - jc);
+        for pc in (0..k).step_by(kern.kc) {
+            let kc = kern.kc.min(k - pc);
+            pack_b(&b, pc, jc, kc, nc, kern.nr, &mut bpack);
+            let bpack = &bpack[..];
+            let block = |ic: usize, apack: &mut Vec<T>| {
+                let mcb = mc.min(m - ic);
+                pack_a(&a, ic, pc, mcb, kc, kern.mr, apack);
+                for jr in (0..nc).step_by(kern.nr) {
+                    let nr = kern.nr.min(nc - jr);
+                    let bp = &bpack[(jr / kern.nr) * kc * kern.nr..];
+                    for ir in (0..mcb).step_by(kern.mr) {
+                        let mr = kern.mr.min(mcb - ir);
+                        let ap = &apack[(ir / kern.mr) * kc * kern.mr..];
+                        let cp = cptr;
+                        // SAFETY: ap and bp hold kc·MR and kc·NR packed
+                        // elements; rows ic+ir.. (< m) and columns jc+jr..
+                        // (< n) of C are inside `c` (checked above), and
+                        // this task alone writes rows ic..ic+mcb.
+                        unsafe {
+                            (kern.run)(kc, ap.as_ptr(), bp.as_ptr(), cp.0.add((ic + ir) * ldc + jc + jr), ldc, mr, nr, pc == 0);
+                        }
+                    }
+                }
+            };
+            if threads > 1 && m > mc {
+                (0..m.div_ceil(mc)).into_par_iter().for_each_init(Vec::new, |apack, i| block(i * mc, apack));
+            } else {
+                let mut apack = Vec::new();
+                for ic in (0..m).step_by(mc) {
+                    block(ic, &mut apack);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Packs rows `pc..pc+kc`, columns `jc..jc+nc` of B into NR-column
+/// micro-panels: panel `p`, row `r` at `out[(p·kc + r)·NR ..]`, zero-padded.
+fn pack_b<T: Elem>(b: &MatRef<T>, pc: usize, jc: usize, kc: usize, nc: usize, nr: usize, out: &mut [T]) {
+    let panels = nc.div_ceil(nr);
+    let out = &mut out[..panels * kc * nr];
+    let fill = |p: usize, dst: &mut [T]| {
+        let j0 = jc + p * nr;
+        let w = nr.min(jc + nc - j0);
+        for (r, row) in dst.chunks_exact_mut(nr).enumerate() {
+            let start = b.offset + (pc + r) * b.row_stride + j0 * b.col_stride;
+            if b.col_stride == 1 {
+                row[..w].copy_from_slice(&b.data[start..start + w]);
+            } else {
+                for (j, x) in row[..w].iter_mut().enumerate() {
+                    *x = b.data[start + j * b.col_stride];
+                }
+            }
+            row[w..].fill(T::ZERO);
+        }
+    };
+    if kc * nc >= 1 << 16 {
+        out.par_chunks_mut(kc * nr).enumerate().for_each(|(p, dst)| fill(p, dst));
+    } else {
+        out.chunks_mut(kc * nr).enumerate().for_each(|(p, dst)| fill(p, dst));
+    }
+}
+
+/// Packs rows `ic..ic+mc`, columns `pc..pc+kc` of A into MR-row
+/// micro-panels: panel `p`, column `k` at `out[(p·kc + k)·MR ..]`.
+fn pack_a<T: Elem>(a: &MatRef<T>, ic: usize, pc: usize, mc: usize, kc: usize, mr: usize, out: &mut Vec<T>) {
+    let panels = mc.div_ceil(mr);
+    out.clear();
+    out.resize(panels * kc * mr, T::ZERO);
+    for (p, dst) in out.chunks_mut(kc * mr).enumerate() {
+        let h = mr.min(mc - p * mr);
+        for i in 0..h {
+            let start = a.offset + (ic + p * mr + i) * a.row_stride + pc * a.col_stride;
+            if a.col_stride == 1 {
+                for (kk, &x) in a.data[start..start + kc].iter().enumerate() {
+                    dst[kk * mr + i] = x;
+                }
+            } else {
+                for kk in 0..kc {
+                    dst[kk * mr + i] = a.data[start + kk * a.col_stride];
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

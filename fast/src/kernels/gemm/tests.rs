@@ -1,0 +1,92 @@
+//! The GEMM against a plain triple loop, at the boundary sizes of every
+//! micro-kernel (0, 1, tile size ± 1, odd shapes, several KC blocks).
+
+use super::*;
+
+fn naive(m: usize, n: usize, k: usize, a: &[f64], b: &[f64]) -> Vec<f64> {
+    let mut c = vec![0.0; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            c[i * n + j] = (0..k).map(|p| a[i * k + p] * b[p * n + j]).sum();
+        }
+    }
+    c
+}
+
+fn check<T: Elem + PartialEq + std::fmt::Debug>(m: usize, n: usize, k: usize, from: fn(f64) -> T, parallel: bool) {
+    // Small integers: every sum is exact in every type.
+    let av: Vec<f64> = (0..m * k).map(|x| ((x * 7 + 3) % 11) as f64 - 5.0).collect();
+    let bv: Vec<f64> = (0..k * n).map(|x| ((x * 5 + 1) % 13) as f64 - 6.0).collect();
+    let want: Vec<T> = naive(m, n, k, &av, &bv).into_iter().map(from).collect();
+    let a: Vec<T> = av.iter().map(|&x| from(x)).collect();
+    let b: Vec<T> = bv.iter().map(|&x| from(x)).collect();
+    // Row-major A; B read transposed from its transpose (strided packing).
+    let bt: Vec<T> = (0..n * k).map(|x| b[(x % k) * n + x / k]).collect();
+    let ldc = n + 3;
+    let mut c = vec![from(99.0); m * ldc];
+    let am = MatRef { data: &a, offset: 0, row_stride: k, col_stride: 1 };
+    let bm = MatRef { data: &bt, offset: 0, row_stride: 1, col_stride: k };
+    gemm(m, n, k, am, bm, &mut c, ldc, parallel).unwrap();
+    for i in 0..m {
+        assert_eq!(&c[i * ldc..i * ldc + n], &want[i * n..(i + 1) * n], "{m}x{n}x{k} row {i}");
+        assert!(c[i * ldc + n..(i + 1) * ldc].iter().all(|x| *x == from(99.0)), "{m}x{n}x{k} wrote past n");
+    }
+}
+
+const SIZES: [usize; 9] = [0, 1, 5, 6, 7, 12, 13, 33, 70];
+
+#[test]
+fn f32_and_f64_match_naive_loop() {
+    for &m in &SIZES {
+        for &n in &[0, 1, 15, 16, 17, 31, 32, 33, 65] {
+            for &k in &[0, 1, 3, 17] {
+                check::<f32>(m, n, k, |x| x as f32, m > 12);
+                check::<f64>(m, n, k, |x| x, m > 12);
+            }
+        }
+    }
+}
+
+#[test]
+fn several_kc_blocks_and_row_blocks() {
+    check::<f32>(300, 70, 600, |x| x as f32, true);
+    check::<f64>(200, 40, 520, |x| x, true);
+}
+
+#[test]
+fn integers_and_complex() {
+    for &m in &SIZES {
+        check::<i64>(m, 9, 5, |x| x as i64, true);
+        check::<Complex<f64>>(m, 7, 3, |x| Complex::new(x, 0.0), false);
+    }
+}
+
+#[test]
+fn operands_outside_their_data_are_an_error() {
+    let a = [1.0f32; 4];
+    let m = MatRef { data: &a, offset: 0, row_stride: 2, col_stride: 1 };
+    let mut c = [0.0f32; 9];
+    assert!(gemm(3, 3, 2, m, m, &mut c, 3, false).is_err());
+}
+
+/// `cargo test --release -p xlaref-fast gemm_speed -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn gemm_speed() {
+    fn run<T: Elem>(name: &str, n: usize, from: fn(f64) -> T) {
+        let a: Vec<T> = (0..n * n).map(|x| from((x % 7) as f64)).collect();
+        let b: Vec<T> = (0..n * n).map(|x| from((x % 5) as f64)).collect();
+        let mut c = vec![T::ZERO; n * n];
+        let am = MatRef { data: &a, offset: 0, row_stride: n, col_stride: 1 };
+        let bm = MatRef { data: &b, offset: 0, row_stride: n, col_stride: 1 };
+        let mut best = f64::MAX;
+        for _ in 0..8 {
+            let t = std::time::Instant::now();
+            gemm(n, n, n, am, bm, &mut c, n, true).unwrap();
+            best = best.min(t.elapsed().as_secs_f64());
+        }
+        eprintln!("{name} {n}^3: {:.2} ms, {:.1} GFLOP/s", best * 1e3, 2.0 * (n * n * n) as f64 / best / 1e9);
+    }
+    run::<f32>("f32", 1024, |x| x as f32);
+    run::<f64>("f64", 1024, |x| x);
+}
