@@ -1,5 +1,6 @@
 //! The `xlaref` command line: one file per subcommand.
 
+pub mod bench;
 mod check;
 mod eval;
 mod verify;
@@ -32,6 +33,8 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Print each instruction's inferred shape, or the first verification error.
     Verify(verify::VerifyArgs),
+    /// Time the benchmark workloads on both engines (docs/performance.md).
+    Bench(bench::BenchArgs),
 }
 
 /// Bounds on every run, so no input can hang the tool or exhaust memory.
@@ -63,6 +66,7 @@ pub fn main_with(cli: Cli) -> i32 {
         Command::Eval(a) => eval::run(a),
         Command::Check(a) => check::run(a),
         Command::Verify(a) => verify::run(a),
+        Command::Bench(a) => bench::run(a),
     }
 }
 

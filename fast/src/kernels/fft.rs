@@ -63,10 +63,13 @@ fn finish64(t: FftType, v: Vec<Complex<f64>>) -> Data {
     }
 }
 
+/// Cached twiddle tables of the four-step algorithm, by `(n1, n2, inverse)`.
+type Twiddles<F> = Mutex<HashMap<(usize, usize, bool), Arc<Vec<Complex<F>>>>>;
+
 /// The float types transforms run in, each with its shared plan caches.
 trait Float: FftNum + Default {
     fn planner() -> &'static Mutex<FftPlanner<Self>>;
-    fn twiddle_cache() -> &'static Mutex<HashMap<(usize, usize, bool), Arc<Vec<Complex<Self>>>>>;
+    fn twiddle_cache() -> &'static Twiddles<Self>;
     fn of(x: f64) -> Self;
 }
 
@@ -77,8 +80,8 @@ macro_rules! float {
                 static P: OnceLock<Mutex<FftPlanner<$t>>> = OnceLock::new();
                 P.get_or_init(|| Mutex::new(FftPlanner::new()))
             }
-            fn twiddle_cache() -> &'static Mutex<HashMap<(usize, usize, bool), Arc<Vec<Complex<$t>>>>> {
-                static T: OnceLock<Mutex<HashMap<(usize, usize, bool), Arc<Vec<Complex<$t>>>>>> = OnceLock::new();
+            fn twiddle_cache() -> &'static Twiddles<$t> {
+                static T: OnceLock<Twiddles<$t>> = OnceLock::new();
                 T.get_or_init(|| Mutex::new(HashMap::new()))
             }
             fn of(x: f64) -> $t {
@@ -138,7 +141,12 @@ fn transform<F: Float>(t: FftType, fft_rank: usize, mut data: Vec<Complex<F>>, d
 
 /// Every line of `h` entries becomes a line of `n` entries, entry `k` being
 /// `entry(line, k)`.
-fn resize_lines<F: Float>(data: &[Complex<F>], h: usize, n: usize, entry: impl Fn(&[Complex<F>], usize) -> Complex<F> + Sync) -> Vec<Complex<F>> {
+fn resize_lines<F: Float>(
+    data: &[Complex<F>],
+    h: usize,
+    n: usize,
+    entry: impl Fn(&[Complex<F>], usize) -> Complex<F> + Sync,
+) -> Vec<Complex<F>> {
     if h == 0 || n == 0 {
         return Vec::new();
     }
@@ -243,18 +251,18 @@ fn four_step<F: Float>(line: &mut [Complex<F>], n1: usize, n2: usize, inverse: b
     let scale = F::of(1.0 / n as f64);
     let exact_scale = n.is_power_of_two();
     let n_f = F::of(n as f64);
-    let out = swap_minor(&b, 1, n1, n2);
-    line.par_chunks_mut(1 << 14).zip(out.par_chunks(1 << 14)).for_each(|(dst, src)| {
-        par::simd(|| {
-            if !inverse {
-                dst.copy_from_slice(src);
-            } else if exact_scale {
-                dst.iter_mut().zip(src).for_each(|(d, &s)| *d = s * scale);
-            } else {
-                dst.iter_mut().zip(src).for_each(|(d, &s)| *d = s / n_f);
-            }
-        })
-    });
+    swap_into(&b, line, 1, n1, n2);
+    if inverse {
+        line.par_chunks_mut(1 << 14).for_each(|chunk| {
+            par::simd(|| {
+                if exact_scale {
+                    chunk.iter_mut().for_each(|z| *z = *z * scale);
+                } else {
+                    chunk.iter_mut().for_each(|z| *z = *z / n_f);
+                }
+            })
+        });
+    }
 }
 
 /// `w^(r·c)` for row `r < n2`, column `c < n1`, `w = e^(∓2πi/(n1 n2))`,
@@ -282,31 +290,35 @@ fn twiddles<F: Float>(n1: usize, n2: usize, inverse: bool) -> Arc<Vec<Complex<F>
 /// `[outer][a][b]` -> `[outer][b][a]`, through cache-sized tiles, parallel
 /// over output rows.
 fn swap_minor<T: Copy + Default + Send + Sync>(src: &[T], outer: usize, a: usize, b: usize) -> Vec<T> {
+    let mut out = vec![T::default(); outer * a * b];
+    swap_into(src, &mut out, outer, a, b);
+    out
+}
+
+/// [`swap_minor`] into `out` (of the same size as `src`).
+fn swap_into<T: Copy + Send + Sync>(src: &[T], out: &mut [T], outer: usize, a: usize, b: usize) {
     const TILE: usize = 32;
     let block = a * b;
-    let mut out = vec![T::default(); outer * block];
-    if block == 0 {
-        return out;
+    if block == 0 || outer == 0 {
+        return;
     }
     // One task: TILE output rows (fixed j range) of one outer block.
-    let rows_per_task = TILE;
     out.par_chunks_mut(block).zip(src.par_chunks(block)).for_each(|(dst, s)| {
-        dst.par_chunks_mut(rows_per_task * a).enumerate().for_each(|(t, rows)| {
-            let j0 = t * rows_per_task;
+        dst.par_chunks_mut(TILE * a).enumerate().for_each(|(t, rows)| {
+            let j0 = t * TILE;
             let j_count = rows.len() / a;
             for i0 in (0..a).step_by(TILE) {
                 let i1 = (i0 + TILE).min(a);
                 for dj in 0..j_count {
                     let j = j0 + dj;
                     let row = &mut rows[dj * a..dj * a + a];
-                    for i in i0..i1 {
-                        row[i] = s[i * b + j];
+                    for (i, r) in (i0..i1).zip(&mut row[i0..i1]) {
+                        *r = s[i * b + j];
                     }
                 }
             }
         });
     });
-    out
 }
 
 #[cfg(test)]

@@ -220,8 +220,8 @@ fn factor<T: Field>(l: &mut [T], n: usize) -> bool {
         for k in 0..j {
             let row_k = &above[k * n..k * n + n];
             let mut acc = row_j[k];
-            for m in 0..k {
-                acc = acc.sub(row_j[m].mul(row_k[m].conj()));
+            for (&x, &y) in row_j[..k].iter().zip(&row_k[..k]) {
+                acc = acc.sub(x.mul(y.conj()));
             }
             row_j[k] = acc.div_real(row_k[k].re());
         }
