@@ -477,6 +477,7 @@ pub fn run(a: BenchArgs) -> i32 {
             }
         }
         let speedup = match (&reference, &fast) {
+            (Timing::Time { seconds: r, .. }, Timing::Time { seconds: f, .. }) if r / f < 10.0 => format!("{:.1}x", r / f),
             (Timing::Time { seconds: r, .. }, Timing::Time { seconds: f, .. }) => format!("{:.0}x", r / f),
             _ => "n/a".into(),
         };
