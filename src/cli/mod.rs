@@ -1,5 +1,6 @@
 //! The `xlaref` command line: one file per subcommand.
 
+pub mod bench;
 mod check;
 mod conform;
 mod eval;
@@ -38,6 +39,8 @@ pub enum Command {
     Verify(verify::VerifyArgs),
     /// Differential campaign: random programs on the reference and the fast engine, disagreements shrunk to case files.
     Fuzz(fuzz::FuzzArgs),
+    /// Time the benchmark workloads on both engines (docs/performance.md).
+    Bench(bench::BenchArgs),
 }
 
 /// Bounds on every run, so no input can hang the tool or exhaust memory.
@@ -71,6 +74,7 @@ pub fn main_with(cli: Cli) -> i32 {
         Command::Conform(a) => conform::run(a),
         Command::Verify(a) => verify::run(a),
         Command::Fuzz(a) => fuzz::run(a),
+        Command::Bench(a) => bench::run(a),
     }
 }
 

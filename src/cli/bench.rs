@@ -1,0 +1,525 @@
+//! `xlaref bench [--ops NAME,...] [--quick]`: times a fixed set of
+//! workloads on the reference and the fast engine and prints a table next
+//! to XLA CPU's figures for the same workloads on the same machine.
+//!
+//! Each workload is built as an xla-json/1 module (text made here, read and
+//! verified like any module). The reference is a plain interpreter, so it
+//! runs a scaled-down instance when the full one would take too long and
+//! its time is extrapolated by the reference's own cost model (elements,
+//! flops, N² for its DFT, N log N for its sort); such times are marked `~`.
+
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use serde_json::{json, Value};
+use xlaref_reference::eval::{Env, Limits};
+use xlaref_reference::json::{self, ReadOptions};
+use xlaref_reference::literal::{ArrayLiteral, Literal};
+use xlaref_reference::verify::{self, VerifiedModule, VerifyOptions};
+use xlaref_reference::RunError;
+
+use super::{EXIT_BAD_INPUT, EXIT_FAILURE};
+use crate::harness::engine::{self, Engine};
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Only these workloads (comma-separated names or op names, e.g. `dot,fft`).
+    #[arg(long, value_delimiter = ',')]
+    pub ops: Vec<String>,
+    /// Small sizes and a single timed run each: finishes in seconds.
+    #[arg(long)]
+    pub quick: bool,
+    /// Skip the reference engine.
+    #[arg(long)]
+    pub no_reference: bool,
+}
+
+/// What one run of a workload does, for the rate column.
+#[derive(Clone, Copy, Debug)]
+pub enum Work {
+    /// Floating-point operations.
+    Flops(f64),
+    /// Bytes read and written.
+    Bytes(f64),
+    /// Only the time is reported.
+    Time,
+}
+
+/// One built workload: a verified module and its arguments.
+pub struct Instance {
+    pub shape: String,
+    pub module: VerifiedModule,
+    pub args: Vec<Literal>,
+    pub work: Work,
+}
+
+/// A workload at any size `n` (its meaning depends on the workload).
+pub struct Spec {
+    /// Unique name, e.g. `dot-f32`.
+    pub name: &'static str,
+    /// The op it exercises, as `--ops` may name it.
+    pub op: &'static str,
+    /// Sizes: full run, quick run, largest the reference runs.
+    pub full: usize,
+    pub quick: usize,
+    pub reference_max: usize,
+    /// Builds the instance of size `n`.
+    pub build: fn(usize) -> Result<Instance, String>,
+    /// The reference's cost at size `n` (for extrapolation).
+    pub reference_cost: fn(usize) -> f64,
+    /// XLA CPU's figure for the full size, measured on this machine.
+    pub xla: &'static str,
+}
+
+/// Deterministic pseudo-random values in [-1, 1).
+fn values(n: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            ((s >> 40) as f32 / (1u64 << 23) as f32) - 1.0
+        })
+        .collect()
+}
+
+fn module(params: &[(&str, String)], instructions: Value, extra: Value) -> Result<VerifiedModule, String> {
+    let params: Vec<Value> = params.iter().map(|(n, s)| json!({"name": n, "shape": s})).collect();
+    let mut computations = json!({"main": {"params": params, "instructions": instructions}});
+    if let (Some(c), Value::Object(more)) = (computations.as_object_mut(), extra) {
+        c.extend(more);
+    }
+    let text = json!({"format": "xla-json/1", "entry": "main", "computations": computations}).to_string();
+    let m = json::parse_module(&text, ReadOptions { max_elements: 1 << 30 }).map_err(|e| e.to_string())?;
+    verify::verify(m, &VerifyOptions { max_elements: 1 << 30 }).map_err(|e| e.to_string())
+}
+
+fn scalar_computation(op: &str) -> Value {
+    json!({"params": [{"name": "a", "shape": "f32[]"}, {"name": "b", "shape": "f32[]"}],
+           "instructions": [{"name": "r", "op": op, "operands": ["a", "b"]}]})
+}
+
+fn f32_array(dims: Vec<i64>, seed: u64) -> Literal {
+    let n = dims.iter().product::<i64>() as usize;
+    ArrayLiteral::from_vec(dims, values(n, seed)).into()
+}
+
+fn dims_text(t: &str, dims: &[i64]) -> String {
+    format!("{t}[{}]", dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(","))
+}
+
+fn dot(t: &'static str, n: usize) -> Result<Instance, String> {
+    let d = vec![n as i64, n as i64];
+    let m = module(
+        &[("a", dims_text(t, &d)), ("b", dims_text(t, &d))],
+        json!([{"name": "c", "op": "Dot", "operands": ["a", "b"]}]),
+        json!({}),
+    )?;
+    let arg = |seed| -> Literal {
+        let v = values(n * n, seed);
+        if t == "f64" {
+            ArrayLiteral::from_vec(d.clone(), v.into_iter().map(f64::from).collect::<Vec<_>>()).into()
+        } else {
+            ArrayLiteral::from_vec(d.clone(), v).into()
+        }
+    };
+    Ok(Instance { shape: format!("{t} {n}x{n}x{n}"), module: m, args: vec![arg(1), arg(2)], work: Work::Flops(2.0 * (n as f64).powi(3)) })
+}
+
+fn elementwise(op: &str, binary: bool, n: usize) -> Result<Instance, String> {
+    let s = dims_text("f32", &[n as i64]);
+    let (params, operands, args) = if binary {
+        (vec![("a", s.clone()), ("b", s)], json!(["a", "b"]), vec![f32_array(vec![n as i64], 1), f32_array(vec![n as i64], 2)])
+    } else {
+        (vec![("a", s)], json!(["a"]), vec![f32_array(vec![n as i64], 1)])
+    };
+    let m = module(&params, json!([{"name": "r", "op": op, "operands": operands}]), json!({}))?;
+    let bytes = 4.0 * n as f64 * if binary { 3.0 } else { 2.0 };
+    Ok(Instance { shape: format!("f32[{n}]"), module: m, args, work: Work::Bytes(bytes) })
+}
+
+fn reduce_sum(n: usize) -> Result<Instance, String> {
+    let m = module(
+        &[("x", dims_text("f32", &[n as i64]))],
+        json!([{"name": "zero", "op": "Constant", "shape": "f32[]", "literal": 0},
+               {"name": "r", "op": "Reduce", "operands": ["x", "zero"], "computation": "add", "dimensions": [0]}]),
+        json!({"add": scalar_computation("Add")}),
+    )?;
+    Ok(Instance {
+        shape: format!("f32[{n}] -> f32[]"),
+        module: m,
+        args: vec![f32_array(vec![n as i64], 3)],
+        work: Work::Bytes(4.0 * n as f64),
+    })
+}
+
+fn transpose(n: usize) -> Result<Instance, String> {
+    let d = vec![n as i64, n as i64];
+    let m = module(
+        &[("x", dims_text("f32", &d))],
+        json!([{"name": "t", "op": "Transpose", "operands": ["x"], "permutation": [1, 0]}]),
+        json!({}),
+    )?;
+    Ok(Instance { shape: format!("f32[{n},{n}]"), module: m, args: vec![f32_array(d, 4)], work: Work::Bytes(8.0 * (n * n) as f64) })
+}
+
+/// N8 C64 n×n, 64 3x3 filters, SAME.
+fn conv(n: usize) -> Result<Instance, String> {
+    let (lhs, rhs) = (vec![8, 64, n as i64, n as i64], vec![64, 64, 3, 3]);
+    let m = module(
+        &[("lhs", dims_text("f32", &lhs)), ("rhs", dims_text("f32", &rhs))],
+        json!([{"name": "c", "op": "Conv", "operands": ["lhs", "rhs"], "window_strides": [1, 1], "padding": "SAME"}]),
+        json!({}),
+    )?;
+    let flops = 2.0 * 8.0 * (n * n) as f64 * 64.0 * 64.0 * 9.0;
+    Ok(Instance {
+        shape: format!("N8 C64 {n}x{n}, 64 3x3 SAME"),
+        module: m,
+        args: vec![f32_array(lhs, 5), f32_array(rhs, 6)],
+        work: Work::Flops(flops),
+    })
+}
+
+/// Max pooling 2x2 stride 2 on 8x64xnxn.
+fn reduce_window(n: usize) -> Result<Instance, String> {
+    let d = vec![8, 64, n as i64, n as i64];
+    let m = module(
+        &[("x", dims_text("f32", &d))],
+        json!([{"name": "init", "op": "Constant", "shape": "f32[]", "literal": "-inf"},
+               {"name": "r", "op": "ReduceWindow", "operands": ["x", "init"], "computation": "max",
+                "window_dimensions": [1, 1, 2, 2], "window_strides": [1, 1, 2, 2], "padding": "VALID"}]),
+        json!({"max": scalar_computation("Max")}),
+    )?;
+    let elements = (8 * 64 * n * n) as f64;
+    Ok(Instance {
+        shape: format!("f32[8,64,{n},{n}] 2x2/2"),
+        module: m,
+        args: vec![f32_array(d, 7)],
+        work: Work::Bytes(4.0 * elements * 1.25),
+    })
+}
+
+fn sort(n: usize) -> Result<Instance, String> {
+    let m = module(
+        &[("x", dims_text("f32", &[n as i64]))],
+        json!([{"name": "s", "op": "Sort", "operands": ["x"], "comparator": "lt", "dimension": 0}]),
+        json!({"lt": {"params": [{"name": "a", "shape": "f32[]"}, {"name": "b", "shape": "f32[]"}],
+                      "instructions": [{"name": "r", "op": "Compare", "operands": ["a", "b"], "comparison_direction": "LT"}]}}),
+    )?;
+    Ok(Instance { shape: format!("f32[{n}]"), module: m, args: vec![f32_array(vec![n as i64], 8)], work: Work::Time })
+}
+
+fn fft(n: usize) -> Result<Instance, String> {
+    let m = module(
+        &[("x", format!("c64[{n}]"))],
+        json!([{"name": "f", "op": "Fft", "operands": ["x"], "fft_type": "FFT", "fft_length": [n]}]),
+        json!({}),
+    )?;
+    let (re, im) = (values(n, 9), values(n, 10));
+    let z: Vec<num_complex::Complex<f32>> = re.into_iter().zip(im).map(|(a, b)| num_complex::Complex::new(a, b)).collect();
+    let flops = 5.0 * n as f64 * (n.max(2) as f64).log2();
+    Ok(Instance {
+        shape: format!("c64[{n}]"),
+        module: m,
+        args: vec![ArrayLiteral::from_vec(vec![n as i64], z).into()],
+        work: Work::Flops(flops),
+    })
+}
+
+/// n scalars gathered from n at pseudo-random positions.
+fn gather(n: usize) -> Result<Instance, String> {
+    let m = module(
+        &[("x", dims_text("f32", &[n as i64])), ("i", dims_text("s32", &[n as i64, 1]))],
+        json!([{"name": "g", "op": "Gather", "operands": ["x", "i"], "offset_dims": [], "collapsed_slice_dims": [0],
+                "start_index_map": [0], "index_vector_dim": 1, "slice_sizes": [1]}]),
+        json!({}),
+    )?;
+    let idx: Vec<i32> =
+        values(n, 11).into_iter().map(|v| (((v + 1.0) * 0.5 * n as f32) as usize).min(n.saturating_sub(1)) as i32).collect();
+    let args = vec![f32_array(vec![n as i64], 12), ArrayLiteral::from_vec(vec![n as i64, 1], idx).into()];
+    Ok(Instance { shape: format!("f32[{n}], {n} indices"), module: m, args, work: Work::Time })
+}
+
+fn cube(n: usize) -> f64 {
+    (n as f64).powi(3)
+}
+fn linear(n: usize) -> f64 {
+    n as f64
+}
+fn square(n: usize) -> f64 {
+    (n as f64).powi(2)
+}
+fn n_log_n(n: usize) -> f64 {
+    n as f64 * (n.max(2) as f64).log2()
+}
+
+/// The benchmark's workloads, in table order.
+pub fn specs() -> Vec<Spec> {
+    let m = 1 << 20;
+    vec![
+        Spec {
+            name: "dot-f32",
+            op: "dot",
+            full: 1024,
+            quick: 256,
+            reference_max: 128,
+            build: |n| dot("f32", n),
+            reference_cost: cube,
+            xla: "282 GFLOP/s",
+        },
+        Spec {
+            name: "dot-f64",
+            op: "dot",
+            full: 1024,
+            quick: 256,
+            reference_max: 128,
+            build: |n| dot("f64", n),
+            reference_cost: cube,
+            xla: "138 GFLOP/s",
+        },
+        Spec {
+            name: "add",
+            op: "add",
+            full: 16 * m,
+            quick: m,
+            reference_max: m,
+            build: |n| elementwise("Add", true, n),
+            reference_cost: linear,
+            xla: "10.8 GB/s",
+        },
+        Spec {
+            name: "exp",
+            op: "exp",
+            full: 16 * m,
+            quick: m,
+            reference_max: m,
+            build: |n| elementwise("Exp", false, n),
+            reference_cost: linear,
+            xla: "4.6 GB/s",
+        },
+        Spec {
+            name: "reduce-sum",
+            op: "reduce",
+            full: 16 * m,
+            quick: m,
+            reference_max: m / 4,
+            build: reduce_sum,
+            reference_cost: linear,
+            xla: "49.8 GB/s",
+        },
+        Spec {
+            name: "transpose",
+            op: "transpose",
+            full: 4096,
+            quick: 1024,
+            reference_max: 1024,
+            build: transpose,
+            reference_cost: square,
+            xla: "4.4 GB/s",
+        },
+        Spec { name: "conv", op: "conv", full: 56, quick: 8, reference_max: 8, build: conv, reference_cost: square, xla: "108 GFLOP/s" },
+        Spec {
+            name: "reduce-window",
+            op: "reduce-window",
+            full: 56,
+            quick: 16,
+            reference_max: 16,
+            build: reduce_window,
+            reference_cost: square,
+            xla: "6.7 GB/s",
+        },
+        Spec {
+            name: "sort",
+            op: "sort",
+            full: m,
+            quick: 1 << 16,
+            reference_max: 1 << 14,
+            build: sort,
+            reference_cost: n_log_n,
+            xla: "270 ms",
+        },
+        Spec {
+            name: "fft",
+            op: "fft",
+            full: m,
+            quick: 1 << 16,
+            reference_max: 1 << 10,
+            build: fft,
+            reference_cost: square,
+            xla: "14.4 ms",
+        },
+        Spec {
+            name: "gather",
+            op: "gather",
+            full: m,
+            quick: 1 << 16,
+            reference_max: 1 << 16,
+            build: gather,
+            reference_cost: linear,
+            xla: "1.0 ms",
+        },
+    ]
+}
+
+/// The outcome of timing one engine on one instance.
+pub enum Timing {
+    /// Seconds per run; `extrapolated` when measured on a smaller instance.
+    Time {
+        seconds: f64,
+        extrapolated: bool,
+    },
+    NotImplemented,
+    Failed(String),
+}
+
+fn run_once(engine: &dyn Engine, inst: &Instance) -> Result<Duration, RunError> {
+    let args = inst.args.clone();
+    let mut env = Env::new(Limits { max_elements: 1 << 30, ..Limits::default() });
+    let start = Instant::now();
+    let result = engine.run(&inst.module, args, &mut env)?;
+    let elapsed = start.elapsed();
+    drop(result);
+    Ok(elapsed)
+}
+
+fn classify(e: RunError) -> Timing {
+    let message = e.to_string();
+    if message.contains("not implemented in the fast engine") {
+        Timing::NotImplemented
+    } else {
+        Timing::Failed(message)
+    }
+}
+
+/// Best time of a few runs (after a warm-up run), within about `budget`.
+pub fn time(engine: &dyn Engine, inst: &Instance, runs: usize, budget: Duration) -> Timing {
+    let first = match run_once(engine, inst) {
+        Ok(d) => d,
+        Err(e) => return classify(e),
+    };
+    let mut best = first;
+    let started = Instant::now();
+    for _ in 1..runs.max(1) {
+        if started.elapsed() + best > budget {
+            break;
+        }
+        match run_once(engine, inst) {
+            Ok(d) => best = best.min(d),
+            Err(e) => return classify(e),
+        }
+    }
+    Timing::Time { seconds: best.as_secs_f64(), extrapolated: false }
+}
+
+fn show_time(t: &Timing) -> String {
+    match t {
+        Timing::Time { seconds, extrapolated } => {
+            let mark = if *extrapolated { "~" } else { "" };
+            if *seconds >= 1.0 {
+                format!("{mark}{seconds:.2} s")
+            } else {
+                format!("{mark}{:.3} ms", seconds * 1e3)
+            }
+        }
+        Timing::NotImplemented => "n/a".into(),
+        Timing::Failed(_) => "failed".into(),
+    }
+}
+
+fn rate(work: Work, t: &Timing) -> String {
+    let Timing::Time { seconds, .. } = t else { return "n/a".into() };
+    match work {
+        Work::Flops(f) => format!("{:.1} GFLOP/s", f / seconds / 1e9),
+        Work::Bytes(b) => format!("{:.1} GB/s", b / seconds / 1e9),
+        Work::Time => "-".into(),
+    }
+}
+
+pub fn run(a: BenchArgs) -> i32 {
+    let wanted = |s: &Spec| a.ops.is_empty() || a.ops.iter().any(|o| o.eq_ignore_ascii_case(s.name) || o.eq_ignore_ascii_case(s.op));
+    let specs: Vec<Spec> = specs().into_iter().filter(wanted).collect();
+    if specs.is_empty() {
+        eprintln!("error: no workload matches --ops {}", a.ops.join(","));
+        return EXIT_BAD_INPUT;
+    }
+    let (runs, budget) = if a.quick { (2, Duration::from_millis(300)) } else { (5, Duration::from_secs(3)) };
+    println!("{}", if a.quick { "xlaref bench --quick (small sizes; XLA figures are for the full sizes)" } else { "xlaref bench" });
+    let header = ["op", "shape", "reference", "fast", "speedup", "fast rate", "XLA CPU"];
+    let mut rows: Vec<[String; 7]> = Vec::new();
+    let mut failures = Vec::new();
+    for s in &specs {
+        let n = if a.quick { s.quick } else { s.full };
+        let inst = match (s.build)(n) {
+            Ok(i) => i,
+            Err(e) => {
+                eprintln!("error: cannot build {}: {e}", s.name);
+                return EXIT_FAILURE;
+            }
+        };
+        let fast = time(&engine::Fast, &inst, runs, budget);
+        let reference = if a.no_reference {
+            Timing::NotImplemented
+        } else if n <= s.reference_max {
+            time(&engine::Reference, &inst, 1, Duration::ZERO)
+        } else {
+            match (s.build)(s.reference_max).map(|small| time(&engine::Reference, &small, 1, Duration::ZERO)) {
+                Ok(Timing::Time { seconds, .. }) => {
+                    Timing::Time { seconds: seconds * (s.reference_cost)(n) / (s.reference_cost)(s.reference_max), extrapolated: true }
+                }
+                Ok(other) => other,
+                Err(e) => Timing::Failed(e),
+            }
+        };
+        for (engine, t) in [("fast", &fast), ("reference", &reference)] {
+            if let Timing::Failed(e) = t {
+                failures.push(format!("{} on {engine}: {e}", s.name));
+            }
+        }
+        let speedup = match (&reference, &fast) {
+            (Timing::Time { seconds: r, .. }, Timing::Time { seconds: f, .. }) if r / f < 10.0 => format!("{:.1}x", r / f),
+            (Timing::Time { seconds: r, .. }, Timing::Time { seconds: f, .. }) => format!("{:.0}x", r / f),
+            _ => "n/a".into(),
+        };
+        rows.push([
+            s.name.into(),
+            inst.shape.clone(),
+            show_time(&reference),
+            show_time(&fast),
+            speedup,
+            rate(inst.work, &fast),
+            s.xla.into(),
+        ]);
+        if let (true, Some(r)) = (a.no_reference, rows.last_mut()) {
+            r[2] = "skipped".into();
+        }
+    }
+    print_table(&header, &rows);
+    println!("~ = the reference ran a smaller instance; its time is extrapolated by its own cost model.");
+    for f in &failures {
+        eprintln!("failed: {f}");
+    }
+    if failures.is_empty() {
+        0
+    } else {
+        EXIT_FAILURE
+    }
+}
+
+fn print_table(header: &[&str; 7], rows: &[[String; 7]]) {
+    let mut width: Vec<usize> = header.iter().map(|h| h.len()).collect();
+    for r in rows {
+        for (w, c) in width.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let line = |cells: Vec<&str>| {
+        let parts: Vec<String> = cells.iter().zip(&width).map(|(c, w)| format!("{c:<w$}")).collect();
+        println!("| {} |", parts.join(" | "));
+    };
+    line(header.to_vec());
+    println!("|{}|", width.iter().map(|w| "-".repeat(w + 2)).collect::<Vec<_>>().join("|"));
+    for r in rows {
+        line(r.iter().map(|s| s.as_str()).collect());
+    }
+}
