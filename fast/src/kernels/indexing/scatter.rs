@@ -113,66 +113,67 @@ fn targets<I: IndexElem>(v: &[I], plan: &Plan, count: usize, window: usize) -> R
         return Err(bad("index vector out of range"));
     }
     let mut out = vec![(0usize, SKIP); count.checked_mul(window).ok_or_else(|| bad("scatter size"))?];
-    let fill = |g: usize, slots: &mut [(usize, usize)]| {
-        // S_in: the index vector through scatter_dims_to_operand_dims, batching coordinates from G.
+    // Dimensions outside the window must hold S_in itself.
+    let mut in_window = vec![false; plan.rank];
+    for &o in &plan.window_to_operand {
+        in_window[o] = true;
+    }
+    // Fills the slots of the batch indices `first..`, buffers reused.
+    let fill = |first: usize, group: &mut [(usize, usize)]| {
         let mut s_in = vec![0i64; plan.rank];
-        let at = layout.start(g);
-        for (j, &m) in plan.scatter_to_operand.iter().enumerate() {
-            s_in[m] = v[at + j * layout.inner].get();
-        }
-        for &(o, p) in &plan.batching {
-            s_in[o] = layout.coordinate(g, p) as i64;
-        }
-        // Dimensions outside the window must hold S_in itself; window
-        // dimension k is valid for w_k in [lo_k, hi_k).
-        let mut in_window = vec![false; plan.rank];
-        for &o in &plan.window_to_operand {
-            in_window[o] = true;
-        }
-        if (0..plan.rank).any(|o| !in_window[o] && !(0..plan.odims[o]).contains(&s_in[o])) {
-            return;
-        }
-        let bounds: Vec<(usize, usize)> = plan
-            .window_to_operand
-            .iter()
-            .zip(&plan.window_bounds)
-            .map(|(&o, &size)| {
-                let (s, dim) = (s_in[o] as i128, plan.odims[o] as i128);
-                let lo = (-s).clamp(0, size as i128) as usize;
-                let hi = (dim - s).clamp(0, size as i128) as usize;
-                (lo, hi)
-            })
-            .collect();
-        if bounds.iter().any(|&(lo, hi)| lo >= hi) {
-            return;
-        }
-        // Linear positions, wrapping: exact whenever the index is valid.
-        let base = s_in.iter().zip(&plan.ostrides).fold(0usize, |acc, (&s, &st)| acc.wrapping_add((s as usize).wrapping_mul(st)));
-        let ug: usize = (0..layout.batch_dims.len()).map(|p| layout.coordinate(g, p) * plan.scatter_ustrides[p]).sum();
+        let mut bounds = vec![(0usize, 0usize); plan.window_bounds.len()];
         let mut w = vec![0usize; plan.window_bounds.len()];
-        for slot in slots.iter_mut() {
-            if w.iter().zip(&bounds).all(|(&c, &(lo, hi))| c >= lo && c < hi) {
-                let mut i = base;
-                let mut u = ug;
-                for (k, &c) in w.iter().enumerate() {
-                    i = i.wrapping_add(c * plan.ostrides[plan.window_to_operand[k]]);
-                    u += c * plan.window_ustrides[k];
-                }
-                *slot = (u, i);
+        for (dg, slots) in group.chunks_mut(window).enumerate() {
+            let g = first + dg;
+            // S_in: the index vector through scatter_dims_to_operand_dims, batching coordinates from G.
+            s_in.fill(0);
+            let at = layout.start(g);
+            for (j, &m) in plan.scatter_to_operand.iter().enumerate() {
+                s_in[m] = v[at + j * layout.inner].get();
             }
-            for k in (0..w.len()).rev() {
-                w[k] += 1;
-                if w[k] < plan.window_bounds[k] {
-                    break;
+            for &(o, p) in &plan.batching {
+                s_in[o] = layout.coordinate(g, p) as i64;
+            }
+            if (0..plan.rank).any(|o| !in_window[o] && !(0..plan.odims[o]).contains(&s_in[o])) {
+                continue;
+            }
+            // Window dimension k is valid for w_k in [lo_k, hi_k).
+            for ((b, &o), &size) in bounds.iter_mut().zip(&plan.window_to_operand).zip(&plan.window_bounds) {
+                let (s, dim) = (s_in[o] as i128, plan.odims[o] as i128);
+                *b = ((-s).clamp(0, size as i128) as usize, (dim - s).clamp(0, size as i128) as usize);
+            }
+            if bounds.iter().any(|&(lo, hi)| lo >= hi) {
+                continue;
+            }
+            // Linear positions, wrapping: exact whenever the index is valid.
+            let base = s_in.iter().zip(&plan.ostrides).fold(0usize, |acc, (&s, &st)| acc.wrapping_add((s as usize).wrapping_mul(st)));
+            let ug: usize = (0..layout.batch_dims.len()).map(|p| layout.coordinate(g, p) * plan.scatter_ustrides[p]).sum();
+            w.fill(0);
+            for slot in slots.iter_mut() {
+                if w.iter().zip(&bounds).all(|(&c, &(lo, hi))| c >= lo && c < hi) {
+                    let mut i = base;
+                    let mut u = ug;
+                    for (k, &c) in w.iter().enumerate() {
+                        i = i.wrapping_add(c * plan.ostrides[plan.window_to_operand[k]]);
+                        u += c * plan.window_ustrides[k];
+                    }
+                    *slot = (u, i);
                 }
-                w[k] = 0;
+                for k in (0..w.len()).rev() {
+                    w[k] += 1;
+                    if w[k] < plan.window_bounds[k] {
+                        break;
+                    }
+                    w[k] = 0;
+                }
             }
         }
     };
     if out.len() < par::PARALLEL_THRESHOLD {
-        out.chunks_mut(window).enumerate().for_each(|(g, slots)| fill(g, slots));
+        fill(0, &mut out);
     } else {
-        out.par_chunks_mut(window).enumerate().for_each(|(g, slots)| fill(g, slots));
+        let per_task = (par::PARALLEL_THRESHOLD / window).max(1);
+        out.par_chunks_mut(per_task * window).enumerate().for_each(|(t, group)| fill(t * per_task, group));
     }
     Ok(out)
 }

@@ -119,7 +119,7 @@ fn native_sort(direction: Direction, total: bool, data: &Data, slices: Slices, p
     let descending = direction == Direction::Gt;
     if !total {
         if let Some((values, nan)) = float_values(data) {
-            if !(strict && !nan) {
+            if !strict || nan {
                 // IEEE comparisons that are not a strict weak order: the merge sort.
                 each_slice(slices, perm, |base, p| {
                     let mut order: Vec<usize> = (0..n).collect();
