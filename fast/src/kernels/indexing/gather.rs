@@ -1,0 +1,213 @@
+//! Gather in two passes: first the operand offset where each batch index
+//! `G`'s (clamped) slice starts, then the output as rows of a strided copy
+//! whose output dimensions either walk a slice (offset dimensions: an
+//! operand stride, contiguous rows become slice copies) or walk batches (a
+//! step through the start offsets).
+
+use std::mem::MaybeUninit;
+
+use rayon::prelude::*;
+use xlaref_reference::ir::GatherDims;
+use xlaref_reference::literal::{ArrayLiteral, Stored};
+use xlaref_reference::types::ArrayShape;
+use xlaref_reference::with_data;
+
+use super::{bad, batch_position, with_index, IndexElem, IndexLayout, R};
+use crate::kernels::layout::strides_of;
+use crate::par;
+
+/// One output dimension: its size and what a step along it moves.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Step {
+    /// To the next batch index, `g += stride`.
+    Batch(usize),
+    /// Within the slice, `operand offset += stride`.
+    Offset(usize),
+}
+
+/// Gather (document §Gather, semantics-decisions: starts clamped so the
+/// slice lies inside the operand; batching dimensions supported).
+pub fn gather(operand: &ArrayLiteral, indices: &ArrayLiteral, d: &GatherDims, out: &ArrayShape) -> R<ArrayLiteral> {
+    let rank = operand.rank();
+    let odims = operand.dims();
+    if d.slice_sizes.len() != rank {
+        return Err(bad("gather slice sizes"));
+    }
+    let n = out.element_count();
+    if n == 0 {
+        return Ok(ArrayLiteral::zeros(&out.with_element_type(operand.element_type())));
+    }
+    let ostrides: Vec<usize> = strides_of(odims).iter().map(|&s| s as usize).collect();
+    let layout = IndexLayout::new(indices, d.index_vector_dim)?;
+    let start_index_map: Vec<usize> = d.start_index_map.iter().map(|&i| i as usize).collect();
+    if start_index_map.len() != layout.vector_size || start_index_map.iter().any(|&m| m >= rank) {
+        return Err(bad("gather start_index_map"));
+    }
+    let max_start: Vec<i64> = odims.iter().zip(&d.slice_sizes).map(|(&dim, &size)| (dim - size).max(0)).collect();
+    let batching: Vec<(usize, usize)> = d
+        .operand_batching_dims
+        .iter()
+        .zip(&d.start_indices_batching_dims)
+        .map(|(&o, &i)| (o as usize, batch_position(i, d.index_vector_dim)))
+        .collect();
+    if batching.iter().any(|&(o, p)| o >= rank || p >= layout.batch_dims.len()) {
+        return Err(bad("gather batching dimensions"));
+    }
+
+    // Pass 1: the operand offset of each batch's slice start.
+    let count = layout.count();
+    let bases: Vec<usize> = with_index!(&indices.data, v => {
+        slice_starts(v, &layout, &start_index_map, &max_start, &ostrides, &batching, count)?
+    });
+
+    // Pass 2: the output dimensions as steps, merged where they can be.
+    let is_collapsed = |i: usize| d.collapsed_slice_dims.contains(&(i as i64)) || d.operand_batching_dims.contains(&(i as i64));
+    let remapped: Vec<usize> = (0..rank).filter(|&i| !is_collapsed(i)).collect();
+    if remapped.len() != d.offset_dims.len() {
+        return Err(bad("gather offset dims"));
+    }
+    let mut axes: Vec<(usize, Step)> = Vec::new();
+    let (mut next_offset, mut next_batch) = (0, 0);
+    for (o, &size) in out.dims.iter().enumerate() {
+        let step = if d.offset_dims.contains(&(o as i64)) {
+            next_offset += 1;
+            Step::Offset(ostrides[remapped[next_offset - 1]])
+        } else {
+            next_batch += 1;
+            Step::Batch(*layout.batch_strides.get(next_batch - 1).ok_or_else(|| bad("gather batch dimensions"))?)
+        };
+        push_axis(&mut axes, size as usize, step);
+    }
+    let data = with_data!(&operand.data, src => Stored::wrap(copy_rows(src, &bases, &axes, n)?));
+    Ok(ArrayLiteral::with_shape(out.with_element_type(operand.element_type()), data))
+}
+
+/// Appends an output dimension, dropping size 1 and merging it into the
+/// previous one when both step the same way contiguously.
+fn push_axis(axes: &mut Vec<(usize, Step)>, size: usize, step: Step) {
+    if size == 1 {
+        return;
+    }
+    if let Some((prev_size, prev)) = axes.last_mut() {
+        let merged = match (*prev, step) {
+            (Step::Batch(a), Step::Batch(b)) if a == b * size => Some(Step::Batch(b)),
+            (Step::Offset(a), Step::Offset(b)) if a == b * size => Some(Step::Offset(b)),
+            _ => None,
+        };
+        if let Some(m) = merged {
+            *prev_size *= size;
+            *prev = m;
+            return;
+        }
+    }
+    axes.push((size, step));
+}
+
+/// The operand offset where the slice of each batch index starts: `S_in`
+/// through `start_index_map`, each coordinate clamped to
+/// `[0, dim - slice_size]`, batching coordinates taken from `G`.
+fn slice_starts<I: IndexElem>(
+    v: &[I],
+    layout: &IndexLayout,
+    start_index_map: &[usize],
+    max_start: &[i64],
+    ostrides: &[usize],
+    batching: &[(usize, usize)],
+    count: usize,
+) -> R<Vec<usize>> {
+    // Every vector element read lies inside `v`.
+    let needed =
+        if count == 0 || layout.vector_size == 0 { 0 } else { layout.start(count - 1) + (layout.vector_size - 1) * layout.inner + 1 };
+    if needed > v.len() {
+        return Err(bad("index vector out of range"));
+    }
+    let inner = layout.inner;
+    Ok(par::build(count, |first, chunk| {
+        for (k, o) in chunk.iter_mut().enumerate() {
+            let g = first + k;
+            let at = layout.start(g);
+            let mut offset = 0usize;
+            for (j, &m) in start_index_map.iter().enumerate() {
+                let s = v[at + j * inner].get();
+                offset += s.min(max_start[m]).max(0) as usize * ostrides[m];
+            }
+            for &(od, p) in batching {
+                offset += layout.coordinate(g, p) * ostrides[od];
+            }
+            o.write(offset);
+        }
+    }))
+}
+
+/// Fills the output row by row (rows = the last merged dimension).
+fn copy_rows<T: Copy + Send + Sync>(src: &[T], bases: &[usize], axes: &[(usize, Step)], n: usize) -> R<Vec<T>> {
+    let (inner, last) = axes.last().copied().unwrap_or((1, Step::Offset(0)));
+    let outer = &axes[..axes.len().saturating_sub(1)];
+    // The largest batch index and slice offset any element reaches must be in range.
+    let (mut max_g, mut max_o) = (0usize, 0usize);
+    for &(size, step) in axes {
+        match step {
+            Step::Batch(s) => max_g += (size - 1) * s,
+            Step::Offset(s) => max_o += (size - 1) * s,
+        }
+    }
+    let top = bases.get(..=max_g).ok_or_else(|| bad("gather batch out of range"))?.iter().max().copied().unwrap_or(0);
+    if top + max_o >= src.len() {
+        return Err(bad("gather slice out of range"));
+    }
+    // The batch index and slice offset of the first element of row `row`.
+    let row_start = |mut row: usize| -> (usize, usize) {
+        let (mut g, mut o) = (0, 0);
+        for &(size, step) in outer.iter().rev() {
+            let c = row % size;
+            row /= size;
+            match step {
+                Step::Batch(s) => g += c * s,
+                Step::Offset(s) => o += c * s,
+            }
+        }
+        (g, o)
+    };
+    let fill_rows = |first_row: usize, chunk: &mut [MaybeUninit<T>]| {
+        for (r, out_row) in chunk.chunks_mut(inner).enumerate() {
+            let (g, o) = row_start(first_row + r);
+            par::simd(|| match last {
+                Step::Offset(1) => {
+                    let (s, len) = (bases[g] + o, out_row.len());
+                    for (slot, &x) in out_row.iter_mut().zip(&src[s..s + len]) {
+                        slot.write(x);
+                    }
+                }
+                Step::Offset(step) => {
+                    let s = bases[g] + o;
+                    for (k, slot) in out_row.iter_mut().enumerate() {
+                        slot.write(src[s + k * step]);
+                    }
+                }
+                Step::Batch(1) => {
+                    let len = out_row.len();
+                    for (slot, &b) in out_row.iter_mut().zip(&bases[g..g + len]) {
+                        slot.write(src[b + o]);
+                    }
+                }
+                Step::Batch(step) => {
+                    for (k, slot) in out_row.iter_mut().enumerate() {
+                        slot.write(src[bases[g + k * step] + o]);
+                    }
+                }
+            });
+        }
+    };
+    let mut result: Vec<T> = Vec::with_capacity(n);
+    let spare = &mut result.spare_capacity_mut()[..n];
+    if n < par::PARALLEL_THRESHOLD {
+        fill_rows(0, spare);
+    } else {
+        let rows_per_task = (par::PARALLEL_THRESHOLD / inner).max(1);
+        spare.par_chunks_mut(rows_per_task * inner).enumerate().for_each(|(k, chunk)| fill_rows(k * rows_per_task, chunk));
+    }
+    // SAFETY: the rows of all chunks cover `0..n` and every element of
+    // every row is written above.
+    unsafe { result.set_len(n) };
+    Ok(result)
+}

@@ -1,0 +1,159 @@
+//! Native orders: comparators recognised as one `Compare` of the two
+//! parameters of one operand, and integer keys whose unsigned order is the
+//! element order.
+
+use half::{bf16, f16};
+use rayon::prelude::*;
+use xlaref_reference::ir::{ComputationId, Direction, Op};
+use xlaref_reference::literal::Data;
+
+use crate::elem::f8::{F8E4M3FN, F8E5M2};
+use crate::elem::float::{order_key, FFloat, Wide};
+use crate::exec::Executor;
+use crate::par;
+
+/// A comparator that is `Compare(direction, total)` of operand `operand`'s
+/// two parameters, first position on the left.
+#[derive(Clone, Copy, Debug)]
+pub struct Native {
+    pub operand: usize,
+    pub direction: Direction,
+    pub total: bool,
+}
+
+/// The direction with its two sides swapped: `a < b` is `b > a`.
+fn flip(d: Direction) -> Direction {
+    match d {
+        Direction::Lt => Direction::Gt,
+        Direction::Gt => Direction::Lt,
+        Direction::Le => Direction::Ge,
+        Direction::Ge => Direction::Le,
+        other => other,
+    }
+}
+
+/// Recognises a comparator whose root compares parameters `2k` and `2k + 1`.
+pub fn recognize(exec: &Executor, id: ComputationId) -> Option<Native> {
+    let c = exec.module.computation(id);
+    let root = c.instructions.get(c.root)?;
+    let Op::Compare { direction, total_order, .. } = &root.op else { return None };
+    let param = |i: usize| (i < c.param_count && matches!(c.instructions[i].op, Op::Parameter { number } if number == i)).then_some(i);
+    let (a, b) = (param(*root.operands.first()?)?, param(*root.operands.get(1)?)?);
+    if a / 2 != b / 2 || a == b {
+        return None;
+    }
+    let direction = if a % 2 == 0 { *direction } else { flip(*direction) };
+    Some(Native { operand: a / 2, direction, total: *total_order })
+}
+
+#[inline(always)]
+pub fn holds<T: PartialOrd>(d: Direction, a: T, b: T) -> bool {
+    match d {
+        Direction::Eq => a == b,
+        Direction::Ne => a != b,
+        Direction::Lt => a < b,
+        Direction::Le => a <= b,
+        Direction::Gt => a > b,
+        Direction::Ge => a >= b,
+    }
+}
+
+/// A float's total-order key, shifted to `[0, 2^width)`; with `merge_zeros`
+/// both zeros get the key of +0 (the IEEE order, for NaN-free data).
+#[inline(always)]
+fn float_key<T: FFloat>(x: T, merge_zeros: bool) -> u64 {
+    let sign = 1u64 << (T::WIDTH - 1);
+    let x = if merge_zeros && x.bits() & (sign - 1) == 0 { T::from_bits(0) } else { x };
+    (order_key(x) as u64).wrapping_add(sign) & (if T::WIDTH == 64 { u64::MAX } else { (1u64 << T::WIDTH) - 1 })
+}
+
+/// Keys whose ascending unsigned order is the element order (integers
+/// numerically, pred false < true, floats by the total order or, with
+/// `merge_zeros`, by IEEE order with -0 = +0), and their width in bits.
+/// None for complex numbers.
+pub fn ascending_keys(data: &Data, merge_zeros: bool) -> Option<(Vec<u64>, u32)> {
+    fn fk<T: FFloat>(v: &[T], merge_zeros: bool) -> (Vec<u64>, u32) {
+        (par::map(v, |x| float_key(x, merge_zeros)), T::WIDTH)
+    }
+    Some(match data {
+        Data::Pred(v) => (par::map(v, |b| b as u64), 1),
+        Data::S8(v) => (par::map(v, |x| (x as u8 ^ 0x80) as u64), 8),
+        Data::S16(v) => (par::map(v, |x| (x as u16 ^ 0x8000) as u64), 16),
+        Data::S32(v) => (par::map(v, |x| (x as u32 ^ 0x8000_0000) as u64), 32),
+        Data::S64(v) => (par::map(v, |x| x as u64 ^ (1 << 63)), 64),
+        Data::U8(v) => (par::map(v, |x| x as u64), 8),
+        Data::U16(v) => (par::map(v, |x| x as u64), 16),
+        Data::U32(v) => (par::map(v, |x| x as u64), 32),
+        Data::U64(v) => (v.clone(), 64),
+        Data::F16(v) => fk::<f16>(v, merge_zeros),
+        Data::BF16(v) => fk::<bf16>(v, merge_zeros),
+        Data::F32(v) => fk::<f32>(v, merge_zeros),
+        Data::F64(v) => fk::<f64>(v, merge_zeros),
+        Data::F8E4M3FN(v) => fk::<F8E4M3FN>(v, merge_zeros),
+        Data::F8E5M2(v) => fk::<F8E5M2>(v, merge_zeros),
+        Data::C64(_) | Data::C128(_) => return None,
+    })
+}
+
+/// Real float elements as f64 (exact), with whether any is NaN; None for
+/// other types.
+pub fn float_values(data: &Data) -> Option<(Vec<f64>, bool)> {
+    fn fv<T: FFloat>(v: &[T]) -> (Vec<f64>, bool) {
+        let w = par::map(v, |x| x.up().to_f64());
+        let nan = w.par_iter().any(|x| x.is_nan());
+        (w, nan)
+    }
+    Some(match data {
+        Data::F16(v) => fv::<f16>(v),
+        Data::BF16(v) => fv::<bf16>(v),
+        Data::F32(v) => fv::<f32>(v),
+        Data::F64(v) => fv::<f64>(v),
+        Data::F8E4M3FN(v) => fv::<F8E4M3FN>(v),
+        Data::F8E5M2(v) => fv::<F8E5M2>(v),
+        _ => return None,
+    })
+}
+
+/// Writes into `out` the positions `0..n` of the `out.len()` first
+/// elements in ascending (or descending) key order, ties by position: the
+/// stable order. `key(p)` is below `2^width`.
+pub fn key_sort(key: impl Fn(usize) -> u64 + Sync, n: usize, width: u32, descending: bool, out: &mut [usize]) {
+    let mask = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
+    let k = |p: usize| if descending { mask - key(p) } else { key(p) };
+    let take = out.len().min(n);
+    let big = n >= par::PARALLEL_THRESHOLD;
+    fn order<T: Ord + Send + Copy>(v: &mut [T], take: usize, big: bool) {
+        if take == 0 {
+            return;
+        }
+        if take < v.len() / 8 {
+            v.select_nth_unstable(take - 1);
+            v[..take].sort_unstable();
+        } else if big {
+            v.par_sort_unstable();
+        } else {
+            v.sort_unstable();
+        }
+    }
+    if width <= 32 && n <= 1 << 32 {
+        let mut v: Vec<u64> = par::build(n, |start, chunk| {
+            for (j, o) in chunk.iter_mut().enumerate() {
+                o.write(k(start + j) << 32 | (start + j) as u64);
+            }
+        });
+        order(&mut v, take, big);
+        for (o, x) in out.iter_mut().zip(&v) {
+            *o = (x & 0xffff_ffff) as usize;
+        }
+    } else {
+        let mut v: Vec<u128> = par::build(n, |start, chunk| {
+            for (j, o) in chunk.iter_mut().enumerate() {
+                o.write((k(start + j) as u128) << 64 | (start + j) as u128);
+            }
+        });
+        order(&mut v, take, big);
+        for (o, x) in out.iter_mut().zip(&v) {
+            *o = *x as u64 as usize;
+        }
+    }
+}
