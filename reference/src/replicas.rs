@@ -180,9 +180,10 @@ impl Hub {
         deadline: Option<Instant>,
     ) -> Result<Vec<Literal>, RunError> {
         let r = replica as usize;
-        let position = group.iter().position(|&g| g == replica).ok_or_else(|| {
-            RunError::Collective(format!("{what}: replica {replica} is not in its own replica group {group:?}"))
-        })?;
+        let position = group
+            .iter()
+            .position(|&g| g == replica)
+            .ok_or_else(|| RunError::Collective(format!("{what}: replica {replica} is not in its own replica group {group:?}")))?;
         let mut s = self.lock();
         if r >= s.status.len() {
             return Err(RunError::Collective(format!("{what}: replica {replica} is not a replica of this run")));
@@ -406,7 +407,8 @@ fn stuck(s: &State, me: u32) -> Option<String> {
             }
             Wait::Transfer(channel, k) => {
                 let sender_known = s.transfers.get(&(*channel, *k)).is_some_and(|t| t.sender.is_some());
-                let others_done = s.status.iter().enumerate().all(|(i, st)| i == me as usize || matches!(st, Status::Finished | Status::Failed));
+                let others_done =
+                    s.status.iter().enumerate().all(|(i, st)| i == me as usize || matches!(st, Status::Finished | Status::Failed));
                 if !sender_known && others_done {
                     return Some(format!("missing partner: replica {me} waits at {what} for a Send that no replica will make"));
                 }
@@ -514,7 +516,12 @@ pub fn check_module(module: &VerifiedModule, replica_count: u32) -> Result<(), R
             }
             .and_then(|()| check_group_size(&instr.op, replica_count));
             if let Err(e) = checked {
-                return Err(RunError::Collective(format!("instruction `{}` ({}) in computation `{}`: {e}", instr.name, instr.op.name(), c.name)));
+                return Err(RunError::Collective(format!(
+                    "instruction `{}` ({}) in computation `{}`: {e}",
+                    instr.name,
+                    instr.op.name(),
+                    c.name
+                )));
             }
         }
     }

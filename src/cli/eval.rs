@@ -83,7 +83,9 @@ fn read_replica_args(spec: &str, max: i64) -> Result<Vec<Vec<Literal>>, String> 
         let args = list
             .iter()
             .enumerate()
-            .map(|(i, v)| json::read_typed_literal(v, &Path::new(format!("replica_args[{r}][{i}]")), max).map_err(|e| format!("--replica-args: {e}")))
+            .map(|(i, v)| {
+                json::read_typed_literal(v, &Path::new(format!("replica_args[{r}][{i}]")), max).map_err(|e| format!("--replica-args: {e}"))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         out.push(args);
     }
@@ -92,7 +94,13 @@ fn read_replica_args(spec: &str, max: i64) -> Result<Vec<Vec<Literal>>, String> 
 
 /// `--replicas N`: runs N replicas at once and prints a JSON list of their
 /// results (or every failing replica's error).
-fn run_replicated(a: &EvalArgs, engine: &dyn engine::Engine, verified: &verify::VerifiedModule, args: Vec<Literal>, options: &crate::harness::case::RunOptions) -> i32 {
+fn run_replicated(
+    a: &EvalArgs,
+    engine: &dyn engine::Engine,
+    verified: &verify::VerifiedModule,
+    args: Vec<Literal>,
+    options: &crate::harness::case::RunOptions,
+) -> i32 {
     let n = a.replicas;
     let all_args = match &a.replica_args {
         Some(spec) => match read_replica_args(spec, a.limits.max_elements) {

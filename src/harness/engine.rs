@@ -59,7 +59,12 @@ pub struct ReplicaRun {
 /// ends with an error; the others learn it through the hub, so the run
 /// always returns. After a successful run every Send must have been
 /// received (`Hub::end_check`); otherwise every replica reports that error.
-pub fn run_replicas(engine: &dyn Engine, module: &VerifiedModule, args: Vec<Vec<Literal>>, make_env: &(dyn Fn() -> Env + Sync)) -> ReplicaRun {
+pub fn run_replicas(
+    engine: &dyn Engine,
+    module: &VerifiedModule,
+    args: Vec<Vec<Literal>>,
+    make_env: &(dyn Fn() -> Env + Sync),
+) -> ReplicaRun {
     use std::sync::Arc;
     use xlaref_reference::replicas::{check_module, Hub};
     let n = args.len();
@@ -103,7 +108,9 @@ pub fn run_replicas(engine: &dyn Engine, module: &VerifiedModule, args: Vec<Vec<
         handles
             .into_iter()
             .map(|h| match h {
-                Ok(h) => h.join().unwrap_or_else(|_| (Err(RunError::Other("internal error: a replica thread panicked".into())), make_env())),
+                Ok(h) => {
+                    h.join().unwrap_or_else(|_| (Err(RunError::Other("internal error: a replica thread panicked".into())), make_env()))
+                }
                 Err(e) => (Err(RunError::Other(format!("cannot start a replica thread: {e}"))), make_env()),
             })
             .collect()

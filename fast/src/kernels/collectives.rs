@@ -88,7 +88,8 @@ pub fn eval(exec: &mut Executor, op: &Op, x: &[&Literal], shape: &Shape) -> R<Li
             }
             let values = exchange(exec, op, &group, x[0])?;
             let me = position(exec, &group)?;
-            let blocks = values.iter().map(|v| arr(v).map(|a| block(a, *split_dimension as usize, me, group.len()))).collect::<R<Vec<_>>>()?;
+            let blocks =
+                values.iter().map(|v| arr(v).map(|a| block(a, *split_dimension as usize, me, group.len()))).collect::<R<Vec<_>>>()?;
             let parts: Vec<&ArrayLiteral> = blocks.iter().collect();
             Ok(layout::concat(&parts, *concat_dimension as usize, out(shape)?).into())
         }
@@ -188,7 +189,10 @@ fn reduce(exec: &mut Executor, f: Option<ComputationId>, group: &[u32], values: 
         Some(Literal::Tuple(first)) => {
             let mut parts = Vec::with_capacity(first.len());
             for k in 0..first.len() {
-                let column = sorted.iter().map(|v| v.as_tuple().and_then(|t| t.get(k)).ok_or_else(|| bad("tuple")).and_then(arr)).collect::<R<Vec<_>>>()?;
+                let column = sorted
+                    .iter()
+                    .map(|v| v.as_tuple().and_then(|t| t.get(k)).ok_or_else(|| bad("tuple")).and_then(arr))
+                    .collect::<R<Vec<_>>>()?;
                 parts.push(reduce_arrays(exec, f, &column)?.into());
             }
             Ok(Literal::Tuple(parts))

@@ -25,7 +25,9 @@ pub fn eval(it: &mut Interpreter, op: &Op, operands: &[&Literal], shape: &Shape)
     match op {
         Op::ReplicaId => Ok(ArrayLiteral::scalar(it.env.replica_id).into()),
         Op::AllGather { all_gather_dim, replica_groups, .. } => all_gather(it, op, *all_gather_dim, replica_groups, operands[0], shape),
-        Op::AllReduce { computation, replica_groups, .. } => all_reduce(it, op, Reduction::Computation(*computation), replica_groups, operands[0]),
+        Op::AllReduce { computation, replica_groups, .. } => {
+            all_reduce(it, op, Reduction::Computation(*computation), replica_groups, operands[0])
+        }
         Op::CrossReplicaSum { replica_groups } => all_reduce(it, op, Reduction::Sum, replica_groups, operands[0]),
         Op::ReduceScatter { computation, scatter_dimension, replica_groups, .. } => {
             reduce_scatter(it, op, *computation, *scatter_dimension, replica_groups, operands[0], shape)
@@ -226,14 +228,20 @@ fn reduce_scatter(
         other => other,
     };
     if array(x_first)?.dims().get(dim as usize).copied() != scattered.map(|s| s * group.len() as i64) {
-        return Err(RunError::Collective(format!("{}: shard_count does not match the replica group size {}", describe(it, op), group.len())));
+        return Err(RunError::Collective(format!(
+            "{}: shard_count does not match the replica group size {}",
+            describe(it, op),
+            group.len()
+        )));
     }
     let values = exchange(it, op, &group, x)?;
     let reduced = reduce_values(it, Reduction::Computation(computation), &group, &values)?;
     let me = position(it, &group)?;
     let d = dim as usize;
     Ok(match reduced {
-        Literal::Tuple(t) => Literal::Tuple(t.iter().map(|e| array(e).map(|a| block(a, d, me, group.len()).into())).collect::<Result<_, _>>()?),
+        Literal::Tuple(t) => {
+            Literal::Tuple(t.iter().map(|e| array(e).map(|a| block(a, d, me, group.len()).into())).collect::<Result<_, _>>()?)
+        }
         other => block(array(&other)?, d, me, group.len()).into(),
     })
 }

@@ -94,7 +94,7 @@ fn static_array<'a>(shape: &'a Shape, what: &str) -> Check<&'a ArrayShape> {
 
 /// An array or a non-empty tuple of arrays (AllReduce, ReduceScatter,
 /// CrossReplicaSum), as its arrays.
-fn arrays_or_tuple<'a>(shape: &'a Shape) -> Check<Vec<&'a ArrayShape>> {
+fn arrays_or_tuple(shape: &Shape) -> Check<Vec<&ArrayShape>> {
     match shape {
         Shape::Array(_) => Ok(vec![static_array(shape, "operand")?]),
         Shape::Tuple(t) if !t.is_empty() => {
