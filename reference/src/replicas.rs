@@ -240,7 +240,11 @@ impl Hub {
                     Status::Waiting(_, w) => w.clone(),
                     _ => "a collective".into(),
                 };
-                let f = format!("deadlock: replica {replica} waited at {what} for {:?} without its group arriving", self.timeout);
+                let f = if deadline.is_some_and(|d| now >= d) {
+                    format!("replica {replica} was still waiting at {what} when the run's time limit passed")
+                } else {
+                    format!("deadlock: replica {replica} waited at {what} for {:?} without its group arriving", self.timeout)
+                };
                 s.failure = Some(f.clone());
                 s.status[replica as usize] = Status::Failed;
                 self.changed.notify_all();

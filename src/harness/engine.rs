@@ -98,7 +98,7 @@ pub fn run_replicas(
                     own_hub.finish(r as u32, result.is_ok());
                     (result, env)
                 };
-                let spawned = std::thread::Builder::new().name(format!("replica-{r}")).stack_size(256 << 20).spawn_scoped(scope, run);
+                let spawned = std::thread::Builder::new().name(format!("replica-{r}")).stack_size(16 << 20).spawn_scoped(scope, run);
                 if spawned.is_err() {
                     hub.finish(r as u32, false);
                 }
