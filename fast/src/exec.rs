@@ -68,6 +68,7 @@ impl<'a> Executor<'a> {
                     .iter()
                     .map(|&o| values[o].as_ref().ok_or_else(|| bad("value freed too early")))
                     .collect::<R<Vec<_>>>()?;
+                self.env.site = xlaref_reference::replicas::Site { computation: id, instruction: i };
                 self.op(&instr.op, &operands, module.shape(id, i))?
             };
             values[i] = Some(value);

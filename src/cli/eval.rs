@@ -27,6 +27,15 @@ pub struct EvalArgs {
     /// Seed of RngUniform and RngNormal.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Run the module as N replicas (collectives, Send/Recv); the result is
+    /// a JSON list with one typed literal per replica.
+    #[arg(long, default_value_t = 1)]
+    pub replicas: usize,
+    /// Each replica's own arguments: a JSON file (or inline JSON text
+    /// starting with `[`) holding one list of typed literals per replica.
+    /// Without it every replica gets the `--args`/`--arg` arguments.
+    #[arg(long)]
+    pub replica_args: Option<String>,
     /// Write non-finite floats as exact hex bit patterns.
     #[arg(long)]
     pub exact_bits: bool,
@@ -63,6 +72,74 @@ fn read_args(a: &EvalArgs) -> Result<Vec<Literal>, String> {
     Ok(out)
 }
 
+/// `--replica-args`: a file or inline JSON, one list of typed literals per replica.
+fn read_replica_args(spec: &str, max: i64) -> Result<Vec<Vec<Literal>>, String> {
+    let text = if spec.trim_start().starts_with('[') { spec.to_string() } else { read_text(spec)? };
+    let doc = json::parse_json(&text).map_err(|e| format!("--replica-args: {e}"))?;
+    let lists = doc.as_array().ok_or("--replica-args: expected a list with one list of typed literals per replica")?;
+    let mut out = Vec::with_capacity(lists.len());
+    for (r, list) in lists.iter().enumerate() {
+        let list = list.as_array().ok_or_else(|| format!("--replica-args: entry {r} must be a list of typed literals"))?;
+        let args = list
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                json::read_typed_literal(v, &Path::new(format!("replica_args[{r}][{i}]")), max).map_err(|e| format!("--replica-args: {e}"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        out.push(args);
+    }
+    Ok(out)
+}
+
+/// `--replicas N`: runs N replicas at once and prints a JSON list of their
+/// results (or every failing replica's error).
+fn run_replicated(
+    a: &EvalArgs,
+    engine: &dyn engine::Engine,
+    verified: &verify::VerifiedModule,
+    args: Vec<Literal>,
+    options: &crate::harness::case::RunOptions,
+) -> i32 {
+    let n = a.replicas;
+    let all_args = match &a.replica_args {
+        Some(spec) => match read_replica_args(spec, a.limits.max_elements) {
+            Ok(l) if l.len() == n => l,
+            Ok(l) => return bad(format!("--replica-args has {} argument lists for {n} replicas", l.len())),
+            Err(e) => return bad(e),
+        },
+        None => vec![args; n],
+    };
+    for (r, args) in all_args.iter().enumerate() {
+        if let Err(e) = xlaref_reference::eval::check_arguments(verified, args) {
+            return bad(format!("replica {r}: {e}"));
+        }
+    }
+    let seed = a.seed;
+    let make_env = || {
+        let mut env = Env::new(options.limits.clone());
+        env.seed = seed;
+        env
+    };
+    let run = engine::run_replicas(engine, verified, all_args, &make_env);
+    let mut failed = false;
+    let mut out = Vec::with_capacity(n);
+    for (r, result) in run.results.into_iter().enumerate() {
+        match result {
+            Ok(v) => out.push(json::write_typed_literal(&v, WriteOptions { exact_bits: a.exact_bits })),
+            Err(e) => {
+                eprintln!("run error: replica {r}: {e}");
+                failed = true;
+            }
+        }
+    }
+    if failed {
+        return EXIT_FAILURE;
+    }
+    println!("{}", Value::Array(out));
+    0
+}
+
 pub fn run(a: EvalArgs) -> i32 {
     let Some(engine) = engine::by_name(&a.engine) else {
         return bad(format!("unknown engine `{}` (expected reference or fast)", a.engine));
@@ -84,12 +161,23 @@ pub fn run(a: EvalArgs) -> i32 {
         Ok(v) => v,
         Err(e) => return bad(e),
     };
+    if a.replicas != 1 || a.replica_args.is_some() {
+        if !(1..=1024).contains(&a.replicas) {
+            return bad(format!("--replicas must be in [1, 1024], got {}", a.replicas));
+        }
+        return run_replicated(&a, engine, &verified, args, &options);
+    }
     if let Err(e) = xlaref_reference::eval::check_arguments(&verified, &args) {
         return bad(e.to_string());
     }
     let mut env = Env::new(options.limits.clone());
     env.seed = a.seed;
-    match engine.run(&verified, args, &mut env) {
+    let result = engine.run(&verified, args, &mut env).and_then(|r| match &env.hub {
+        // A Send nobody received is an error too (replicas.rs).
+        Some(hub) => hub.end_check().map(|()| r),
+        None => Ok(r),
+    });
+    match result {
         Ok(result) => {
             let out = json::write_typed_literal(&result, WriteOptions { exact_bits: a.exact_bits });
             println!("{out}");

@@ -173,8 +173,12 @@ pub fn read_case(v: &Value, path: &Path, options: &RunOptions) -> Result<Case, S
 /// What running a case produced.
 #[derive(Debug)]
 pub struct Outcome {
+    /// The result (of replica 0 when there are several), or the run's error
+    /// (for several replicas: every failing replica's error, `replica i: ...`).
     pub result: Result<Literal, String>,
     pub outfeed: Vec<Literal>,
+    /// Every replica's result, for a case with `replicas` > 1 or `replica_args`.
+    pub per_replica: Option<Vec<Literal>>,
 }
 
 /// Reads, verifies and runs a case's module on one engine.
@@ -182,24 +186,83 @@ pub fn run_case(case: &Case, engine: &dyn Engine, options: &RunOptions) -> Outco
     let mut env = Env::new(options.limits.clone());
     env.seed = case.seed.unwrap_or(0);
     env.infeed = case.infeed.iter().cloned().collect();
+    if case.replicas > 1 || case.replica_args.is_some() {
+        return run_replicated_case(case, engine, options);
+    }
     let result = (|| {
-        if case.replicas > 1 || case.replica_args.is_some() {
-            return Err("multi-replica cases are not supported yet".to_string());
-        }
         let module = match &case.module {
             Value::String(_) => return Err("HLO text modules are not supported yet".to_string()),
             m => json::read_module(m, &Path::new("module"), options.read_options()).map_err(|e| format!("read error: {e}"))?,
         };
         let verified = verify::verify(module, &options.verify_options()).map_err(|e| format!("verify error: {e}"))?;
+        xlaref_reference::replicas::check_module(&verified, 1).map_err(|e| format!("run error: {e}"))?;
         // A panic is a bug in an engine; report it as this case's failure
         // rather than ending the whole run.
         let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.run(&verified, case.args.clone(), &mut env)));
-        match run {
-            Ok(result) => result.map_err(|e| format!("run error: {e}")),
-            Err(panic) => Err(format!("internal error: the {} engine panicked: {}", engine.name(), panic_message(&panic))),
+        let result = match run {
+            Ok(result) => result.map_err(|e| format!("run error: {e}"))?,
+            Err(panic) => return Err(format!("internal error: the {} engine panicked: {}", engine.name(), panic_message(&panic))),
+        };
+        // A Send nobody received is an error too (replicas.rs).
+        if let Some(hub) = &env.hub {
+            hub.end_check().map_err(|e| format!("run error: {e}"))?;
         }
+        Ok(result)
     })();
-    Outcome { result, outfeed: env.outfeed }
+    Outcome { result, outfeed: env.outfeed, per_replica: None }
+}
+
+/// Runs a case with several replicas (FORMAT.md §4): each replica gets its
+/// list of `replica_args` (or, without it, `args`), all run at once on
+/// their own threads (`engine::run_replicas`). The outfeed is every
+/// replica's outfeed, in replica order.
+fn run_replicated_case(case: &Case, engine: &dyn Engine, options: &RunOptions) -> Outcome {
+    let n = case.replicas;
+    let failed = |e: String| Outcome { result: Err(e), outfeed: vec![], per_replica: None };
+    let args: Vec<Vec<Literal>> = match &case.replica_args {
+        Some(lists) if lists.len() != n => {
+            return failed(format!("malformed case: `replica_args` has {} argument lists for {n} replicas", lists.len()))
+        }
+        Some(lists) => lists.clone(),
+        None => vec![case.args.clone(); n],
+    };
+    let module = match &case.module {
+        Value::String(_) => return failed("HLO text modules are not supported yet".to_string()),
+        m => match json::read_module(m, &Path::new("module"), options.read_options()) {
+            Ok(m) => m,
+            Err(e) => return failed(format!("read error: {e}")),
+        },
+    };
+    let verified = match verify::verify(module, &options.verify_options()) {
+        Ok(v) => v,
+        Err(e) => return failed(format!("verify error: {e}")),
+    };
+    let make_env = || {
+        let mut env = Env::new(options.limits.clone());
+        env.seed = case.seed.unwrap_or(0);
+        env.infeed = case.infeed.iter().cloned().collect();
+        env
+    };
+    let run = super::engine::run_replicas(engine, &verified, args, &make_env);
+    let outfeed = run.envs.into_iter().flat_map(|e| e.outfeed).collect();
+    let mut errors: Vec<String> = Vec::new();
+    let mut values = Vec::with_capacity(n);
+    for (r, result) in run.results.into_iter().enumerate() {
+        match result {
+            Ok(v) => values.push(v),
+            Err(e) => {
+                let text = format!("run error: {e}");
+                // Replicas that fail for the same reason say it once.
+                if !errors.iter().any(|m| m.ends_with(&text)) {
+                    errors.push(format!("replica {r}: {text}"));
+                }
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Outcome { result: Err(errors.join("; ")), outfeed, per_replica: None };
+    }
+    Outcome { result: values.first().cloned().ok_or_else(|| "no replicas".to_string()), outfeed, per_replica: Some(values) }
 }
 
 /// The text of a panic payload.
@@ -226,12 +289,27 @@ pub fn judge(case: &Case, outcome: &Outcome) -> Result<(), String> {
         }
         (_, Err(message)) => Err(message.clone()),
         (Expected::Value(expected), Ok(actual)) => {
-            if let Some(m) = compare(actual, expected, case.tolerance.as_ref()) {
-                return Err(m.to_string());
+            // With several replicas, every replica must produce the value.
+            let all = outcome.per_replica.as_deref().unwrap_or(std::slice::from_ref(actual));
+            for (r, actual) in all.iter().enumerate() {
+                if let Some(m) = compare(actual, expected, case.tolerance.as_ref()) {
+                    return Err(if all.len() > 1 { format!("replica {r}: {m}") } else { m.to_string() });
+                }
             }
             judge_outfeed(case, outcome)
         }
-        (Expected::PerReplica(_), Ok(_)) => Err("multi-replica cases are not supported yet".into()),
+        (Expected::PerReplica(expected), Ok(actual)) => {
+            let all = outcome.per_replica.as_deref().unwrap_or(std::slice::from_ref(actual));
+            if expected.len() != all.len() {
+                return Err(format!("expected_per_replica has {} results, the run has {} replicas", expected.len(), all.len()));
+            }
+            for (r, (actual, expected)) in all.iter().zip(expected).enumerate() {
+                if let Some(m) = compare(actual, expected, case.tolerance.as_ref()) {
+                    return Err(format!("replica {r}: {m}"));
+                }
+            }
+            judge_outfeed(case, outcome)
+        }
     }
 }
 

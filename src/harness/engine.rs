@@ -44,3 +44,82 @@ pub fn by_name(name: &str) -> Option<&'static dyn Engine> {
         _ => None,
     }
 }
+
+/// What each replica of a multi-replica run produced, in replica order,
+/// with its environment after the run (its outfeed).
+pub struct ReplicaRun {
+    pub results: Vec<Result<Literal, RunError>>,
+    pub envs: Vec<Env>,
+}
+
+/// Runs `module` as `args.len()` replicas on `engine`: one thread per
+/// replica, each with its own [`Env`] (from `make_env`, then given its id,
+/// the replica count and the shared hub) and its own arguments. A replica
+/// that fails, panics, or waits at a collective its group never reaches
+/// ends with an error; the others learn it through the hub, so the run
+/// always returns. After a successful run every Send must have been
+/// received (`Hub::end_check`); otherwise every replica reports that error.
+pub fn run_replicas(
+    engine: &dyn Engine,
+    module: &VerifiedModule,
+    args: Vec<Vec<Literal>>,
+    make_env: &(dyn Fn() -> Env + Sync),
+) -> ReplicaRun {
+    use std::sync::Arc;
+    use xlaref_reference::replicas::{check_module, Hub};
+    let n = args.len();
+    let Ok(count) = u32::try_from(n) else {
+        let e = RunError::Limit(format!("{n} replicas are too many"));
+        return ReplicaRun { results: vec![Err(e)], envs: vec![] };
+    };
+    if let Err(e) = check_module(module, count) {
+        return ReplicaRun { results: (0..n).map(|_| Err(e.clone())).collect(), envs: (0..n).map(|_| make_env()).collect() };
+    }
+    let hub = Arc::new(Hub::new(count));
+    let outcomes: Vec<(Result<Literal, RunError>, Env)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = args
+            .into_iter()
+            .enumerate()
+            .map(|(r, replica_args)| {
+                let own_hub = hub.clone();
+                let run = move || {
+                    let mut env = make_env();
+                    env.replica_id = r as u32;
+                    env.replica_count = count;
+                    env.hub = Some(own_hub.clone());
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.run(module, replica_args, &mut env)))
+                        .unwrap_or_else(|p| {
+                            Err(RunError::Other(format!(
+                                "internal error: the {} engine panicked: {}",
+                                engine.name(),
+                                super::case::panic_message(&p)
+                            )))
+                        });
+                    own_hub.finish(r as u32, result.is_ok());
+                    (result, env)
+                };
+                let spawned = std::thread::Builder::new().name(format!("replica-{r}")).stack_size(16 << 20).spawn_scoped(scope, run);
+                if spawned.is_err() {
+                    hub.finish(r as u32, false);
+                }
+                spawned
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| match h {
+                Ok(h) => {
+                    h.join().unwrap_or_else(|_| (Err(RunError::Other("internal error: a replica thread panicked".into())), make_env()))
+                }
+                Err(e) => (Err(RunError::Other(format!("cannot start a replica thread: {e}"))), make_env()),
+            })
+            .collect()
+    });
+    let (mut results, envs): (Vec<_>, Vec<_>) = outcomes.into_iter().unzip();
+    if results.iter().all(Result::is_ok) {
+        if let Err(e) = hub.end_check() {
+            results = (0..n).map(|_| Err(e.clone())).collect();
+        }
+    }
+    ReplicaRun { results, envs }
+}

@@ -69,6 +69,9 @@ pub struct Env {
     pub hub: Option<std::sync::Arc<crate::replicas::Hub>>,
     /// The CustomCall targets this run may call.
     pub custom_calls: crate::custom_call::Registry,
+    /// The instruction being evaluated (set by the engines before each op):
+    /// collectives rendezvous on it and name it in their messages.
+    pub site: crate::replicas::Site,
 }
 
 impl Env {
@@ -144,6 +147,7 @@ impl Interpreter<'_> {
                         .map(|&o| values[o].as_ref().ok_or_else(|| internal("operand value was dropped")))
                         .collect::<Result<_, _>>()?;
                     let shape = module.shape(id, i);
+                    self.env.site = crate::replicas::Site { computation: id, instruction: i };
                     self.eval_op(op, &operands, shape)?
                 }
             };
