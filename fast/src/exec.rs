@@ -82,7 +82,17 @@ impl<'a> Executor<'a> {
         values[c.root].take().ok_or_else(|| bad("root value missing"))
     }
 
+    /// Runs one op; operands with bounded dynamic sizes go through the
+    /// dynamic-size policy of `kernels/world.rs`.
     fn op(&mut self, op: &Op, x: &[&Literal], shape: &Shape) -> R<Literal> {
+        if kernels::world::has_dynamic_sizes(x) {
+            return kernels::world::with_dynamic_sizes(self, op, x, shape);
+        }
+        self.static_op(op, x, shape)
+    }
+
+    /// Runs one op, ignoring any dynamic sizes its operands carry.
+    pub(crate) fn static_op(&mut self, op: &Op, x: &[&Literal], shape: &Shape) -> R<Literal> {
         let out = || -> R<&ArrayShape> { shape.as_array().ok_or_else(|| bad("expected an array result")) };
         Ok(match op {
             Op::Parameter { .. } => return Err(bad("parameter outside a call")),

@@ -286,6 +286,22 @@ impl ArrayLiteral {
         ArrayLiteral::with_shape(ArrayShape::new(self.element_type(), dims), self.data.clone())
     }
 
+    /// Sets every element beyond a dynamic size (padding, whose value is
+    /// unspecified) to zero, so values compare by their defined elements.
+    pub fn clear_padding(&mut self) {
+        let Some(sizes) = self.dynamic_sizes.clone() else { return };
+        if sizes.len() != self.rank() || sizes.iter().zip(self.dims()).all(|(s, d)| s == d) {
+            return;
+        }
+        let shape = self.shape.clone();
+        let mut cleared = self.remap(&shape, None, |out, input| {
+            input.copy_from_slice(out);
+            out.iter().zip(&sizes).all(|(&i, &s)| i < s)
+        });
+        cleared.dynamic_sizes = Some(sizes);
+        *self = cleared;
+    }
+
     /// Bitwise equality of shapes and elements (NaN payloads compared too).
     pub fn bits_equal(&self, other: &ArrayLiteral) -> bool {
         self.shape.dims == other.shape.dims && crate::numerics::bits::data_bits_equal(&self.data, &other.data)
@@ -328,6 +344,15 @@ impl Literal {
             Literal::Array(a) => a.element_count(),
             Literal::Tuple(t) => t.iter().map(Literal::total_elements).sum(),
             Literal::Token => 0,
+        }
+    }
+
+    /// [`ArrayLiteral::clear_padding`] on every array, recursively.
+    pub fn clear_padding(&mut self) {
+        match self {
+            Literal::Array(a) => a.clear_padding(),
+            Literal::Tuple(t) => t.iter_mut().for_each(Literal::clear_padding),
+            Literal::Token => {}
         }
     }
 

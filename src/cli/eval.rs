@@ -36,6 +36,14 @@ pub struct EvalArgs {
     /// Without it every replica gets the `--args`/`--arg` arguments.
     #[arg(long)]
     pub replica_args: Option<String>,
+    /// A JSON file holding the infeed queue: a list of typed literals that
+    /// Infeed reads, in order.
+    #[arg(long)]
+    pub infeed: Option<String>,
+    /// Write the values Outfeed wrote, in order, to this file as a JSON list
+    /// of typed literals (also when the run fails).
+    #[arg(long)]
+    pub outfeed: Option<String>,
     /// Write non-finite floats as exact hex bit patterns.
     #[arg(long)]
     pub exact_bits: bool,
@@ -138,6 +146,23 @@ fn run_replicated(
     }
     println!("{}", Value::Array(out));
     0
+/// The infeed queue from `--infeed`.
+fn read_infeed(a: &EvalArgs) -> Result<Vec<Literal>, String> {
+    let Some(file) = &a.infeed else { return Ok(vec![]) };
+    let doc = json::parse_json(&read_text(file)?).map_err(|e| format!("{file}: {e}"))?;
+    let list = doc.as_array().ok_or_else(|| format!("{file}: expected a list of typed literals"))?;
+    let max = a.limits.max_elements;
+    list.iter()
+        .enumerate()
+        .map(|(i, v)| json::read_typed_literal(v, &Path::new(format!("infeed[{i}]")), max).map_err(|e| format!("{file}: {e}")))
+        .collect()
+}
+
+/// Writes what Outfeed wrote to `--outfeed`.
+fn write_outfeed(a: &EvalArgs, values: &[Literal]) -> Result<(), String> {
+    let Some(file) = &a.outfeed else { return Ok(()) };
+    let list: Vec<Value> = values.iter().map(|v| json::write_typed_literal(v, WriteOptions { exact_bits: a.exact_bits })).collect();
+    std::fs::write(file, format!("{}\n", Value::Array(list))).map_err(|e| format!("cannot write {file}: {e}"))
 }
 
 pub fn run(a: EvalArgs) -> i32 {
@@ -170,13 +195,21 @@ pub fn run(a: EvalArgs) -> i32 {
     if let Err(e) = xlaref_reference::eval::check_arguments(&verified, &args) {
         return bad(e.to_string());
     }
+    let infeed = match read_infeed(&a) {
+        Ok(v) => v,
+        Err(e) => return bad(e),
+    };
     let mut env = Env::new(options.limits.clone());
     env.seed = a.seed;
+    env.infeed = infeed.into();
     let result = engine.run(&verified, args, &mut env).and_then(|r| match &env.hub {
         // A Send nobody received is an error too (replicas.rs).
         Some(hub) => hub.end_check().map(|()| r),
         None => Ok(r),
     });
+    if let Err(e) = write_outfeed(&a, &env.outfeed) {
+        return bad(e);
+    }
     match result {
         Ok(result) => {
             let out = json::write_typed_literal(&result, WriteOptions { exact_bits: a.exact_bits });

@@ -288,6 +288,7 @@ fn fft(p: Precision, arrays: &[&ArrayLiteral], result: &ArrayLiteral, fft_length
                     center: part,
                     radius: factor * norm + p.ulp(part),
                     special: (!part.is_finite()).then_some(part),
+                    may_overflow: false,
                 });
             }
         }

@@ -162,7 +162,17 @@ impl Interpreter<'_> {
     }
 
     /// Evaluates one op on its operand values; `shape` is its verified result shape.
+    /// Operands with bounded dynamic sizes go through the dynamic-size policy
+    /// of `world.rs` first.
     pub fn eval_op(&mut self, op: &Op, operands: &[&Literal], shape: &Shape) -> Result<Literal, RunError> {
+        if world::has_dynamic_sizes(operands) {
+            return world::eval_with_dynamic_sizes(self, op, operands, shape);
+        }
+        self.eval_static_op(op, operands, shape)
+    }
+
+    /// Evaluates one op, ignoring any dynamic sizes its operands carry.
+    pub fn eval_static_op(&mut self, op: &Op, operands: &[&Literal], shape: &Shape) -> Result<Literal, RunError> {
         let out = || shape.as_array().ok_or_else(|| internal("expected an array result"));
         Ok(match op {
             Op::Parameter { .. } => return Err(internal("parameters are bound by the call")),

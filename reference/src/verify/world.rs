@@ -1,11 +1,106 @@
-//! Rules of the ops that talk to the world: RNG, feeds, channels, custom
-//! calls, dynamic dimension sizes.
+//! Rules of the ops that talk to the world: Infeed, Outfeed, CustomCall,
+//! GetDimensionSize and SetDimensionSize. (RNG, collectives and channels
+//! have files of their own.)
 
-use super::rules::Check;
+use super::rules::*;
 use super::Ctx;
 use crate::ir::Op;
-use crate::types::Shape;
+use crate::types::{ElementType, Shape};
 
-pub fn infer(op: &Op, _operands: &[&Shape], _ctx: &Ctx) -> Check<Shape> {
-    Err(format!("{} is not implemented yet in this version of xlaref", op.name()))
+pub fn infer(op: &Op, operands: &[&Shape], _ctx: &Ctx) -> Check<Shape> {
+    match op {
+        Op::Infeed { shape, .. } => infeed(shape, operands),
+        Op::Outfeed { .. } => outfeed(operands),
+        Op::CustomCall { shape, .. } => custom_call(shape, operands),
+        Op::GetDimensionSize { dimension } => get_dimension_size(*dimension, operands),
+        Op::SetDimensionSize { dimension } => set_dimension_size(*dimension, operands),
+        _ => Err(format!("{} is not a world op", op.name())),
+    }
+}
+
+/// A value that can travel through a feed: an array or a tuple of arrays
+/// (Infeed: "Nested tuple shapes are not supported"; the same for Outfeed,
+/// whose XLA CPU emitter also rejects nested tuples). No tokens.
+fn feed_shape(shape: &Shape, what: &str) -> Check {
+    match shape {
+        Shape::Array(_) => Ok(()),
+        Shape::Tuple(elems) => match elems.iter().find(|e| !e.is_array()) {
+            Some(e) => {
+                Err(format!("{what} {shape} holds {e}: feeds carry an array or a tuple of arrays (nested tuple shapes are not supported)"))
+            }
+            None => Ok(()),
+        },
+        Shape::Token => Err(format!("{what} {shape} is a token: feeds carry an array or a tuple of arrays")),
+    }
+}
+
+/// The optional ordering token of the token forms.
+fn token_operand(operands: &[&Shape], at: usize) -> Check<bool> {
+    match operands.get(at) {
+        None => Ok(false),
+        Some(s) if s.is_token() => Ok(true),
+        Some(s) => Err(format!("operand {at} must be a token (the ordering token), got {s}")),
+    }
+}
+
+/// Infeed(shape), the document's form: no operand, the result is the data
+/// of `shape`. InfeedWithToken (HLO's form): one token operand, the result
+/// is `(shape, token[])`; `shape` may also be written as that whole tuple.
+pub fn infeed(shape: &Shape, operands: &[&Shape]) -> Check<Shape> {
+    if operands.len() > 1 {
+        return Err(format!("takes no operand or one token, got {} operands", operands.len()));
+    }
+    let with_token = token_operand(operands, 0)?;
+    let data = match shape.as_tuple() {
+        Some([data, Shape::Token]) if with_token => data,
+        _ => shape,
+    };
+    feed_shape(data, "the infeed shape")?;
+    Ok(if with_token { Shape::Tuple(vec![data.clone(), Shape::Token]) } else { data.clone() })
+}
+
+/// Outfeed(operand[, token]): writes the operand to the outfeed; the
+/// result is a token (the builder's Outfeed returns nothing; HLO's returns
+/// a token).
+pub fn outfeed(operands: &[&Shape]) -> Check<Shape> {
+    if operands.is_empty() || operands.len() > 2 {
+        return Err(format!("takes the operand and an optional token, got {} operands", operands.len()));
+    }
+    token_operand(operands, 1)?;
+    feed_shape(operands[0], "the outfed value's shape")?;
+    Ok(Shape::Token)
+}
+
+/// CustomCall(target_name, args..., shape): any operands, the declared
+/// result shape. Whether the target exists is a fact of the world the
+/// module runs in, checked when it runs.
+pub fn custom_call(shape: &Shape, _operands: &[&Shape]) -> Check<Shape> {
+    Ok(shape.clone())
+}
+
+/// GetDimensionSize: the operand is an array and `dimension` in `[0, n)`;
+/// the result is an s32 scalar (XLA's type for dimension sizes).
+pub fn get_dimension_size(dimension: i64, operands: &[&Shape]) -> Check<Shape> {
+    operand_count(operands, 1)?;
+    let a = array(operands[0], "the operand")?;
+    dims_in_range(&[dimension], a.rank(), "dimension")?;
+    Ok(Shape::scalar(ElementType::S32))
+}
+
+/// SetDimensionSize: the operand is an array, `size` an s32 scalar
+/// ("int32 representing the runtime dynamic size"), `dimension` in
+/// `[0, n)`. The result is the operand's shape with that dimension marked
+/// bounded-dynamic (its bound unchanged).
+pub fn set_dimension_size(dimension: i64, operands: &[&Shape]) -> Check<Shape> {
+    operand_count(operands, 2)?;
+    let a = array(operands[0], "the operand")?;
+    let size = scalar(operands[1], "size")?;
+    if size.element_type != ElementType::S32 {
+        return Err(format!("size must be an s32 scalar, got {size}"));
+    }
+    dims_in_range(&[dimension], a.rank(), "dimension")?;
+    let mut out = a.clone();
+    out.dynamic.resize(out.dims.len(), false);
+    out.dynamic[dimension as usize] = true;
+    Ok(Shape::Array(out))
 }
