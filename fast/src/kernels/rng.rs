@@ -255,7 +255,7 @@ fn uniform(key: u64, stream: u64, p: &ArrayLiteral, q: &ArrayLiteral, out: &Arra
     let t = out.element_type;
     if t.is_float() {
         let (a, b) = (scalar_f64(p)?, scalar_f64(q)?);
-        if !(a < b) {
+        if a.partial_cmp(&b) != Some(std::cmp::Ordering::Less) {
             return floats(t, vec![a; n], None);
         }
         let v = par::build(n, |start, chunk| {
