@@ -188,3 +188,28 @@ fn streams_are_deterministic_per_seed_and_fresh_per_execution() {
     }
     assert!(run(&Reference, &m, args(), 11).bits_equal(&run(&Fast, &m, args(), 11)));
 }
+
+#[test]
+fn bit_generator_engines_agree_on_large_outputs() {
+    // Large enough for the fast engine's parallel chunks; the reference is
+    // pinned to XLA CPU by oracle-cases/rng on small shapes.
+    for (alg, state, shape) in [
+        ("PHILOX", "u64[3]", "u32[100003]"),
+        ("PHILOX", "u64[2]", "u64[3,16667]"),
+        ("DEFAULT", "u64[3]", "u8[40001]"),
+        ("THREE_FRY", "u64[2]", "u32[5,20001]"),
+        ("THREE_FRY", "u64[2]", "f16[40000,1]"),
+        ("THREE_FRY", "u64[2]", "s64[33333]"),
+    ] {
+        let m = module(&format!(
+            r#"{{"format": "xla-json/1", "computations": {{"main": {{
+                "params": [{{"name": "s", "shape": "{state}"}}],
+                "instructions": [{{"name": "r", "op": "RngBitGenerator", "operands": ["s"], "algorithm": "{alg}", "shape": "{shape}"}}]}}}}}}"#
+        ));
+        let n = if state == "u64[3]" { 3 } else { 2 };
+        let s: Literal = ArrayLiteral::new(vec![n], Data::U64(vec![0x0123_4567_89AB_CDEF, u64::MAX - 7, 3][..n as usize].to_vec())).into();
+        let reference = run(&Reference, &m, vec![s.clone()], 0);
+        let fast = run(&Fast, &m, vec![s], 0);
+        assert!(reference.bits_equal(&fast), "{alg} {shape}: the engines differ");
+    }
+}

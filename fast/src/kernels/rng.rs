@@ -71,9 +71,8 @@ fn threefry_block(k0: u32, k1: u32, c: u64) -> (u32, u32) {
             b = b.rotate_left($r) ^ a;
         };
     }
-    let mut inject = 1u32;
-    for pair in 0..5 {
-        if pair % 2 == 0 {
+    for inject in 1..=5u32 {
+        if inject % 2 == 1 {
             mix!(13);
             mix!(15);
             mix!(26);
@@ -86,7 +85,6 @@ fn threefry_block(k0: u32, k1: u32, c: u64) -> (u32, u32) {
         }
         a = a.wrapping_add(ks[inject as usize % 3]);
         b = b.wrapping_add(ks[(inject as usize + 1) % 3]).wrapping_add(inject);
-        inject += 1;
     }
     (a, b)
 }
