@@ -58,6 +58,9 @@ pub struct Env {
     pub limits: Limits,
     /// Seed of RngUniform and RngNormal.
     pub seed: u64,
+    /// How many RngUniform/RngNormal executions this run has made: the
+    /// stream index of the next one (eval/rng.rs).
+    pub rng_draws: u64,
     /// Values Infeed reads, in order.
     pub infeed: VecDeque<Literal>,
     /// Values Outfeed wrote, in order.
