@@ -146,6 +146,8 @@ fn run_replicated(
     }
     println!("{}", Value::Array(out));
     0
+}
+
 /// The infeed queue from `--infeed`.
 fn read_infeed(a: &EvalArgs) -> Result<Vec<Literal>, String> {
     let Some(file) = &a.infeed else { return Ok(vec![]) };
