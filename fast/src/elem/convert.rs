@@ -134,8 +134,29 @@ impl Dst for f64 {
 }
 impl Dst for f16 {
     fn from_v(v: V) -> Self {
-        f16::from_f64(to_f64(v))
+        f16_from_f64(to_f64(v))
     }
+}
+
+/// f64 → f16 rounded once to nearest even (`half`'s `from_f64` rounds
+/// through f32, i.e. twice): the value is rounded to a multiple of its f16
+/// quantum `2^(e - 10)` (at least the subnormal quantum `2^-24`), which is
+/// then exact in f16.
+fn f16_from_f64(x: f64) -> f16 {
+    let sign = if x.is_sign_negative() { 0x8000u16 } else { 0 };
+    if x.is_nan() {
+        return f16::from_bits(sign | 0x7e00);
+    }
+    let a = x.abs();
+    // 65520 is the tie between 65504 and 2^16; ties go to the even 2^16: inf.
+    if a >= 65520.0 {
+        return f16::from_bits(sign | 0x7c00);
+    }
+    let exponent = (((a.to_bits() >> 52) & 0x7ff) as i32 - 1023).max(-14);
+    let quantum = f64::from_bits(((exponent - 10 + 1023) as u64) << 52);
+    let rounded = (a / quantum).round_ties_even() * quantum;
+    let magnitude = f16::from_f64(rounded);
+    f16::from_bits(magnitude.to_bits() | sign)
 }
 impl Dst for bf16 {
     fn from_v(v: V) -> Self {
@@ -219,5 +240,23 @@ pub fn convert(data: &Data, to: ElementType) -> Data {
         Data::C128(v) => from_source(v, to),
         Data::F8E4M3FN(v) => from_source(v, to),
         Data::F8E5M2(v) => from_source(v, to),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn f64_to_f16_rounds_once() {
+        let above_tie = 1.0 + 2f64.powi(-11) + 2f64.powi(-40);
+        assert_eq!(f16_from_f64(above_tie).to_bits(), 0x3c01);
+        assert_eq!(f16_from_f64(1.0 + 2f64.powi(-11)).to_bits(), 0x3c00);
+        assert_eq!(f16_from_f64(65519.99999999).to_bits(), 0x7bff);
+        assert_eq!(f16_from_f64(65520.0).to_bits(), 0x7c00);
+        assert_eq!(f16_from_f64(-0.0).to_bits(), 0x8000);
+        assert_eq!(f16_from_f64(2f64.powi(-25)).to_bits(), 0x0000);
+        assert_eq!(f16_from_f64(3.0 * 2f64.powi(-25)).to_bits(), 0x0002);
+        assert_eq!(f16_from_f64(1e-300).to_bits(), 0);
     }
 }
