@@ -94,7 +94,9 @@ impl Program {
             let o = &instr.operands;
             let arg = |k: usize| o.get(k).copied().filter(|&r| r < i);
             let step = match &instr.op {
-                Op::Tuple if i == c.root => Step::Tuple(o.iter().map(|&r| (r < i && scalar_type(r).is_some()).then_some(r)).collect::<Option<_>>()?),
+                Op::Tuple if i == c.root => {
+                    Step::Tuple(o.iter().map(|&r| (r < i && scalar_type(r).is_some()).then_some(r)).collect::<Option<_>>()?)
+                }
                 _ if scalar_type(i).is_none() => return None,
                 Op::Parameter { number } => Step::Param(*number),
                 Op::Constant { literal } => {

@@ -10,6 +10,8 @@
 //! which are reassociated (chunked partial sums, within the tolerance
 //! model's γ(n)·Σ|terms|).
 
+#[cfg(test)]
+mod boundary_tests;
 mod map;
 #[allow(clippy::module_inception)]
 mod reduce;
@@ -29,6 +31,9 @@ use crate::elem::int::FInt;
 use crate::exec::Executor;
 
 pub(crate) type R<T> = Result<T, RunError>;
+
+/// A call of a scalar computation: arguments, results.
+pub(crate) type Call<'a> = dyn FnMut(&[Scalar], &mut Vec<Scalar>) -> R<()> + 'a;
 
 pub(crate) fn bad(what: &str) -> RunError {
     RunError::Other(format!("fast engine: {what} (a verified module should not reach this)"))
@@ -52,9 +57,7 @@ fn arrays<'a>(ls: &[&'a Literal]) -> R<Vec<&'a ArrayLiteral>> {
 
 /// The values of scalar operands (init values).
 fn scalars(ls: &[&Literal]) -> R<Vec<Scalar>> {
-    ls.iter()
-        .map(|l| l.as_array().and_then(Scalar::from_array).ok_or_else(|| bad("expected a scalar operand")))
-        .collect()
+    ls.iter().map(|l| l.as_array().and_then(Scalar::from_array).ok_or_else(|| bad("expected a scalar operand"))).collect()
 }
 
 /// The N result arrays' shapes: the shape itself for N = 1, the tuple's
@@ -62,9 +65,7 @@ fn scalars(ls: &[&Literal]) -> R<Vec<Scalar>> {
 fn result_shapes(shape: &Shape, n: usize) -> R<Vec<&ArrayShape>> {
     match shape {
         Shape::Array(a) if n == 1 => Ok(vec![a]),
-        Shape::Tuple(t) if t.len() == n && n > 1 => {
-            t.iter().map(|s| s.as_array().ok_or_else(|| bad("expected array results"))).collect()
-        }
+        Shape::Tuple(t) if t.len() == n && n > 1 => t.iter().map(|s| s.as_array().ok_or_else(|| bad("expected array results"))).collect(),
         _ => Err(bad("result shape does not match the number of operands")),
     }
 }

@@ -15,7 +15,7 @@ use xlaref_reference::literal::{Data, Literal};
 use xlaref_reference::scalar::Scalar;
 use xlaref_reference::types::Shape;
 
-use super::{arrays, bad, collate, combine, fold_any_order, result_shapes, scalars, scatter_scalars, Combiner, Elem, Odometer, R};
+use super::{arrays, bad, collate, combine, fold_any_order, result_shapes, scalars, scatter_scalars, Call, Combiner, Elem, Odometer, R};
 use crate::exec::Executor;
 use crate::par;
 use crate::scalar::{Kind, ScalarFn};
@@ -53,7 +53,8 @@ impl Geom {
                 g.outputs *= size;
             }
             if size != 1 {
-                let (sizes, strides) = if is_red { (&mut g.red_sizes, &mut g.red_strides) } else { (&mut g.kept_sizes, &mut g.kept_strides) };
+                let (sizes, strides) =
+                    if is_red { (&mut g.red_sizes, &mut g.red_strides) } else { (&mut g.kept_sizes, &mut g.kept_strides) };
                 if last_kind == Some(is_red) {
                     if let Some(s) = sizes.last_mut() {
                         *s *= size;
@@ -110,7 +111,7 @@ pub fn reduce(exec: &mut Executor, computation: ComputationId, dimensions: &[i64
 /// the reference, in parallel over outputs when the computation compiled.
 fn generic(exec: &mut Executor, f: &ScalarFn, g: &Geom, inputs: &[&Data], inits: &[Scalar]) -> R<Vec<Scalar>> {
     let n = inputs.len();
-    let one_output = |o: usize, call: &mut dyn FnMut(&[Scalar], &mut Vec<Scalar>) -> R<()>, out: &mut Vec<Scalar>| -> R<()> {
+    let one_output = |o: usize, call: &mut Call, out: &mut Vec<Scalar>| -> R<()> {
         let base = Odometer::new(&g.kept_sizes, &g.kept_strides, o).next().unwrap_or(0);
         let mut acc = inits.to_vec();
         let mut args = Vec::with_capacity(2 * n);

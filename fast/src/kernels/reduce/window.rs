@@ -15,7 +15,7 @@ use xlaref_reference::literal::{Data, Literal};
 use xlaref_reference::scalar::Scalar;
 use xlaref_reference::types::Shape;
 
-use super::{arrays, bad, collate, combine, result_shapes, scalars, scatter_scalars, Combiner, Elem, R};
+use super::{arrays, bad, collate, combine, result_shapes, scalars, scatter_scalars, Call, Combiner, Elem, R};
 use crate::exec::Executor;
 use crate::par;
 use crate::scalar::{Kind, ScalarFn};
@@ -59,12 +59,8 @@ impl Plan {
         }
         let mut dims = Vec::with_capacity(n);
         for d in 0..n {
-            let (size, stride, bd, wd) = (
-                w.window_dimensions[d] as i128,
-                w.window_strides[d] as i128,
-                w.base_dilations[d] as i128,
-                w.window_dilations[d] as i128,
-            );
+            let (size, stride, bd, wd) =
+                (w.window_dimensions[d] as i128, w.window_strides[d] as i128, w.base_dilations[d] as i128, w.window_dilations[d] as i128);
             if bd < 1 || wd < 1 || base[d] < 0 || out[d] < 0 {
                 return Err(bad("window dilations"));
             }
@@ -116,8 +112,8 @@ impl Plan {
             index[d] = rest % self.out_dims[d].max(1);
             rest /= self.out_dims[d].max(1);
         }
-        for d in 0..k {
-            let l = self.dims[d].of(index[d]);
+        for (d, &i) in index.iter().enumerate() {
+            let l = self.dims[d].of(i);
             let s = self.base_strides[d];
             let prev = std::mem::take(offs);
             for p in prev {
@@ -241,7 +237,7 @@ fn regular_last(plan: &Plan) -> Option<(usize, usize, usize)> {
 fn generic(exec: &mut Executor, f: &ScalarFn, plan: &Plan, inputs: &[&Data], inits: &[Scalar]) -> R<Vec<Scalar>> {
     let n = inputs.len();
     let (w, rows) = (plan.row_len(), plan.rows());
-    let one_row = |r: usize, call: &mut dyn FnMut(&[Scalar], &mut Vec<Scalar>) -> R<()>, out: &mut Vec<Scalar>| -> R<()> {
+    let one_row = |r: usize, call: &mut Call, out: &mut Vec<Scalar>| -> R<()> {
         let mut offs = Vec::new();
         plan.outer_offsets(r, &mut offs);
         let (mut args, mut next) = (Vec::with_capacity(2 * n), Vec::with_capacity(n));
