@@ -1,0 +1,287 @@
+//! Fast kernels for Reduce (`reduce.rs`), ReduceWindow (`window.rs`),
+//! SelectAndScatter (`select_and_scatter.rs`) and Map (`map.rs`).
+//!
+//! A reducer recognised as one commutative binary op ([`Kind::Bin`]) runs
+//! as a typed loop ([`Combiner`]); any other computation runs through its
+//! compiled scalar [`crate::scalar::Program`] (in parallel), or through the
+//! executor when it does not compile. Orders of application follow the
+//! reference (row-major over the reduced or window elements) except where
+//! the op is associative (integers, max/min, logic), or for f32/f64 sums,
+//! which are reassociated (chunked partial sums, within the tolerance
+//! model's γ(n)·Σ|terms|).
+
+#[cfg(test)]
+mod boundary_tests;
+mod map;
+#[allow(clippy::module_inception)]
+mod reduce;
+mod select_and_scatter;
+mod window;
+
+use half::{bf16, f16};
+use xlaref_reference::ir::{BinaryOp, Op};
+use xlaref_reference::literal::{ArrayLiteral, Data, Literal, Stored};
+use xlaref_reference::scalar::Scalar;
+use xlaref_reference::types::{ArrayShape, Shape};
+use xlaref_reference::RunError;
+
+use crate::elem::f8::{F8E4M3FN, F8E5M2};
+use crate::elem::float::{maximum, minimum, FFloat};
+use crate::elem::int::FInt;
+use crate::exec::Executor;
+
+pub(crate) type R<T> = Result<T, RunError>;
+
+/// A call of a scalar computation: arguments, results.
+pub(crate) type Call<'a> = dyn FnMut(&[Scalar], &mut Vec<Scalar>) -> R<()> + 'a;
+
+pub(crate) fn bad(what: &str) -> RunError {
+    RunError::Other(format!("fast engine: {what} (a verified module should not reach this)"))
+}
+
+pub fn eval(exec: &mut Executor, op: &Op, operands: &[&Literal], shape: &Shape) -> Result<Literal, RunError> {
+    match op {
+        Op::Reduce { computation, dimensions } => reduce::reduce(exec, *computation, dimensions, operands, shape),
+        Op::ReduceWindow { computation, window } => window::reduce_window(exec, *computation, window, operands, shape),
+        Op::SelectAndScatter { select, scatter, window } => {
+            select_and_scatter::select_and_scatter(exec, *select, *scatter, window, operands, shape)
+        }
+        Op::Map { computation, .. } => map::map(exec, *computation, operands, shape),
+        other => Err(bad(&format!("{} is not a reduce op", other.name()))),
+    }
+}
+
+fn arrays<'a>(ls: &[&'a Literal]) -> R<Vec<&'a ArrayLiteral>> {
+    ls.iter().map(|l| l.as_array().ok_or_else(|| bad("expected an array operand"))).collect()
+}
+
+/// The values of scalar operands (init values).
+fn scalars(ls: &[&Literal]) -> R<Vec<Scalar>> {
+    ls.iter().map(|l| l.as_array().and_then(Scalar::from_array).ok_or_else(|| bad("expected a scalar operand"))).collect()
+}
+
+/// The N result arrays' shapes: the shape itself for N = 1, the tuple's
+/// elements otherwise.
+fn result_shapes(shape: &Shape, n: usize) -> R<Vec<&ArrayShape>> {
+    match shape {
+        Shape::Array(a) if n == 1 => Ok(vec![a]),
+        Shape::Tuple(t) if t.len() == n && n > 1 => t.iter().map(|s| s.as_array().ok_or_else(|| bad("expected array results"))).collect(),
+        _ => Err(bad("result shape does not match the number of operands")),
+    }
+}
+
+/// One array, or a tuple of them.
+fn collate(results: Vec<Data>, shapes: &[&ArrayShape]) -> Literal {
+    let mut arrays: Vec<Literal> =
+        results.into_iter().zip(shapes).map(|(data, &s)| ArrayLiteral::with_shape(s.clone(), data).into()).collect();
+    if arrays.len() == 1 {
+        arrays.swap_remove(0)
+    } else {
+        Literal::Tuple(arrays)
+    }
+}
+
+/// Results computed as flat runs of scalars (`n` values per output, in
+/// output order) gathered into N result arrays.
+fn scatter_scalars(flat: &[Scalar], n: usize, shapes: &[&ArrayShape]) -> R<Vec<Data>> {
+    let mut results: Vec<Data> = shapes.iter().map(|s| Data::zeros(s.element_type, s.element_count())).collect();
+    for (pos, values) in flat.chunks_exact(n.max(1)).enumerate() {
+        for (data, &v) in results.iter_mut().zip(values) {
+            if pos >= data.len() || !data.set(pos, v) {
+                return Err(bad("a reducer returned a value of another type"));
+            }
+        }
+    }
+    Ok(results)
+}
+
+/// An element type kernels loop over.
+pub(crate) trait Elem: Stored + Copy + Send + Sync + 'static {}
+impl<T: Stored + Copy + Send + Sync + 'static> Elem for T {}
+
+/// A typed loop, instantiated by [`combine`] for one element type and one
+/// combining function `f`. `assoc`: `f` may be applied in any order and
+/// grouping (integers, max/min, logic, and f32/f64 Add by the tolerance
+/// model); otherwise the reference's order must be kept.
+pub(crate) trait Combiner {
+    fn run<T: Elem, F: Fn(T, T) -> T + Copy + Send + Sync>(self, x: &[T], init: T, f: F, assoc: bool) -> R<Vec<T>>;
+}
+
+fn typed<T: Elem>(x: &[T], init: Scalar) -> Option<(&[T], T)> {
+    let init = T::slice(&Data::from_scalars(init.element_type(), &[init]))?.first().copied()?;
+    Some((x, init))
+}
+
+/// Runs `c` with the typed function of `op` on `x`'s element type and
+/// `init` (None when this op/type pair has no typed loop).
+pub(crate) fn combine<C: Combiner>(op: BinaryOp, x: &Data, init: Scalar, c: C) -> Option<R<Data>> {
+    use BinaryOp::*;
+    macro_rules! int {
+        ($v:ident, $xs:expr) => {{
+            let (xs, i) = typed($xs, init)?;
+            let r = match op {
+                Add => c.run(xs, i, |a, b| FInt::wadd(a, b), true),
+                Mul => c.run(xs, i, |a, b| FInt::wmul(a, b), true),
+                Max => c.run(xs, i, |a, b| Ord::max(a, b), true),
+                Min => c.run(xs, i, |a, b| Ord::min(a, b), true),
+                And => c.run(xs, i, |a, b| FInt::band(a, b), true),
+                Or => c.run(xs, i, |a, b| FInt::bor(a, b), true),
+                Xor => c.run(xs, i, |a, b| FInt::bxor(a, b), true),
+                _ => return None,
+            };
+            Some(r.map(Data::$v))
+        }};
+    }
+    macro_rules! float {
+        ($v:ident, $t:ty, $xs:expr, $sum_assoc:expr) => {{
+            let (xs, i) = typed::<$t>($xs, init)?;
+            let r = match op {
+                Add => c.run(xs, i, |a: $t, b: $t| <$t>::down(a.up() + b.up()), $sum_assoc),
+                Mul => c.run(xs, i, |a: $t, b: $t| <$t>::down(a.up() * b.up()), false),
+                Max => c.run(xs, i, |a: $t, b: $t| <$t>::down(maximum(a.up(), b.up())), true),
+                Min => c.run(xs, i, |a: $t, b: $t| <$t>::down(minimum(a.up(), b.up())), true),
+                _ => return None,
+            };
+            Some(r.map(Data::$v))
+        }};
+    }
+    match x {
+        Data::Pred(xs) => {
+            let (xs, i) = typed(xs, init)?;
+            let r = match op {
+                Add | Max | Or => c.run(xs, i, |a: bool, b: bool| a | b, true),
+                Mul | Min | And => c.run(xs, i, |a: bool, b: bool| a & b, true),
+                Xor => c.run(xs, i, |a: bool, b: bool| a ^ b, true),
+                _ => return None,
+            };
+            Some(r.map(Data::Pred))
+        }
+        Data::S8(xs) => int!(S8, xs),
+        Data::S16(xs) => int!(S16, xs),
+        Data::S32(xs) => int!(S32, xs),
+        Data::S64(xs) => int!(S64, xs),
+        Data::U8(xs) => int!(U8, xs),
+        Data::U16(xs) => int!(U16, xs),
+        Data::U32(xs) => int!(U32, xs),
+        Data::U64(xs) => int!(U64, xs),
+        Data::F32(xs) => float!(F32, f32, xs, true),
+        Data::F64(xs) => float!(F64, f64, xs, true),
+        Data::F16(xs) => float!(F16, f16, xs, false),
+        Data::BF16(xs) => float!(BF16, bf16, xs, false),
+        Data::F8E4M3FN(xs) => float!(F8E4M3FN, F8E4M3FN, xs, false),
+        Data::F8E5M2(xs) => float!(F8E5M2, F8E5M2, xs, false),
+        Data::C64(_) | Data::C128(_) => None,
+    }
+}
+
+/// Lanes of partial results in [`fold_any_order`]: enough independent
+/// accumulators for the vector units to stay busy.
+const LANES: usize = 64;
+
+/// `f` over `acc` and all of `xs`, in any order and grouping (for an
+/// associative, commutative `f`): `LANES` partial results the compiler
+/// vectorizes, then combined.
+#[inline(always)]
+pub(crate) fn fold_any_order<T: Copy, F: Fn(T, T) -> T>(acc: T, xs: &[T], f: F) -> T {
+    if xs.len() < 2 * LANES {
+        return xs.iter().fold(acc, |a, &x| f(a, x));
+    }
+    let mut part: [T; LANES] = std::array::from_fn(|k| xs[k]);
+    let rest = &xs[LANES..];
+    let mut chunks = rest.chunks_exact(LANES);
+    for c in &mut chunks {
+        for k in 0..LANES {
+            part[k] = f(part[k], c[k]);
+        }
+    }
+    let tail = chunks.remainder();
+    // Pairwise combination of the lanes.
+    let mut width = LANES;
+    while width > 1 {
+        width /= 2;
+        for k in 0..width {
+            part[k] = f(part[k], part[k + width]);
+        }
+    }
+    let folded = tail.iter().fold(part[0], |a, &x| f(a, x));
+    f(acc, folded)
+}
+
+/// Row-major iteration over the linear offsets of a strided index space.
+#[derive(Clone)]
+pub(crate) struct Odometer<'a> {
+    sizes: &'a [usize],
+    strides: &'a [usize],
+    index: Vec<usize>,
+    offset: usize,
+    done: bool,
+}
+
+impl<'a> Odometer<'a> {
+    /// Starts at row-major position `start` of the space.
+    pub fn new(sizes: &'a [usize], strides: &'a [usize], start: usize) -> Odometer<'a> {
+        let mut index = vec![0; sizes.len()];
+        let mut rest = start;
+        let mut offset = 0;
+        for d in (0..sizes.len()).rev() {
+            let s = sizes[d].max(1);
+            index[d] = rest % s;
+            rest /= s;
+            offset += index[d] * strides[d];
+        }
+        let done = sizes.contains(&0) || rest > 0;
+        Odometer { sizes, strides, index, offset, done }
+    }
+}
+
+impl Iterator for Odometer<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.done {
+            return None;
+        }
+        let current = self.offset;
+        let mut d = self.sizes.len();
+        loop {
+            if d == 0 {
+                self.done = true;
+                break;
+            }
+            d -= 1;
+            self.index[d] += 1;
+            self.offset += self.strides[d];
+            if self.index[d] < self.sizes[d] {
+                break;
+            }
+            self.offset -= self.index[d] * self.strides[d];
+            self.index[d] = 0;
+        }
+        Some(current)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn odometer_walks_row_major() {
+        let all: Vec<usize> = Odometer::new(&[2, 3], &[10, 1], 0).collect();
+        assert_eq!(all, vec![0, 1, 2, 10, 11, 12]);
+        let from: Vec<usize> = Odometer::new(&[2, 3], &[10, 1], 4).collect();
+        assert_eq!(from, vec![11, 12]);
+        assert_eq!(Odometer::new(&[], &[], 0).count(), 1);
+        assert_eq!(Odometer::new(&[3, 0], &[1, 1], 0).count(), 0);
+    }
+
+    #[test]
+    fn fold_any_order_boundaries() {
+        for n in [0, 1, LANES - 1, LANES, LANES + 1, 2 * LANES - 1, 2 * LANES, 2 * LANES + 1, 1000] {
+            let xs: Vec<u64> = (0..n as u64).collect();
+            assert_eq!(fold_any_order(5, &xs, |a, b| a + b), 5 + xs.iter().sum::<u64>(), "n = {n}");
+            assert_eq!(fold_any_order(0, &xs, |a, b| a.max(b)), xs.iter().copied().max().unwrap_or(0));
+        }
+    }
+}

@@ -1,0 +1,284 @@
+//! Windows on a base array (ReduceWindow, SelectAndScatter) and
+//! ReduceWindow.
+//!
+//! Per dimension, the base coordinates each window position covers are
+//! listed once ([`Plan`]): base element `i` sits at position
+//! `pad_low + i * base_dilation`, window element `k` of output `o` at
+//! `o * stride + k * window_dilation`; padding and dilation holes hold no
+//! element and are skipped (init counts once, as the reference). A window
+//! is then walked row-major: the outer dimensions' combinations (shared by
+//! a whole output row), then the last dimension's list.
+
+use rayon::prelude::*;
+use xlaref_reference::ir::{ComputationId, WindowAttrs};
+use xlaref_reference::literal::{Data, Literal};
+use xlaref_reference::scalar::Scalar;
+use xlaref_reference::types::Shape;
+
+use super::{arrays, bad, collate, combine, result_shapes, scalars, scatter_scalars, Call, Combiner, Elem, R};
+use crate::exec::Executor;
+use crate::par;
+use crate::scalar::{Kind, ScalarFn};
+
+/// Covered base coordinates of one dimension, for every output coordinate.
+#[derive(Clone, Debug)]
+struct DimList {
+    /// `list[starts[o]..starts[o + 1]]` are output `o`'s base coordinates.
+    starts: Vec<usize>,
+    list: Vec<usize>,
+}
+
+impl DimList {
+    #[inline]
+    fn of(&self, o: usize) -> &[usize] {
+        &self.list[self.starts[o]..self.starts[o + 1]]
+    }
+}
+
+/// A window walk over a base of some dimensions, for an output of others.
+pub(super) struct Plan {
+    dims: Vec<DimList>,
+    base_strides: Vec<usize>,
+    out_dims: Vec<usize>,
+}
+
+fn ceil_div(a: i128, b: i128) -> i128 {
+    -(-a).div_euclid(b)
+}
+
+impl Plan {
+    pub fn new(base: &[i64], out: &[i64], w: &WindowAttrs) -> R<Plan> {
+        let n = base.len();
+        let pads = w.padding.resolve(base, &w.window_dimensions, &w.window_strides);
+        if out.len() != n
+            || [w.window_dimensions.len(), w.window_strides.len(), w.base_dilations.len(), w.window_dilations.len(), pads.len()]
+                .iter()
+                .any(|&l| l != n)
+        {
+            return Err(bad("window attributes do not match the rank"));
+        }
+        let mut dims = Vec::with_capacity(n);
+        for d in 0..n {
+            let (size, stride, bd, wd) =
+                (w.window_dimensions[d] as i128, w.window_strides[d] as i128, w.base_dilations[d] as i128, w.window_dilations[d] as i128);
+            if bd < 1 || wd < 1 || base[d] < 0 || out[d] < 0 {
+                return Err(bad("window dilations"));
+            }
+            let mut starts = vec![0usize];
+            let mut list = Vec::new();
+            for o in 0..out[d] as i128 {
+                // Position of window element 0 relative to base element 0.
+                let first = o * stride - pads[d].0 as i128;
+                let last = first + (size - 1) * wd;
+                let lo = ceil_div(first, bd).max(0);
+                let hi = last.div_euclid(bd).min(base[d] as i128 - 1);
+                let mut i = lo;
+                while i <= hi {
+                    if (i * bd - first) % wd == 0 {
+                        list.push(i as usize);
+                    }
+                    i += 1;
+                }
+                starts.push(list.len());
+            }
+            dims.push(DimList { starts, list });
+        }
+        let mut base_strides = vec![1usize; n];
+        for d in (0..n.saturating_sub(1)).rev() {
+            base_strides[d] = base_strides[d + 1] * base[d + 1].max(0) as usize;
+        }
+        Ok(Plan { dims, base_strides, out_dims: out.iter().map(|&o| o as usize).collect() })
+    }
+
+    /// Output elements per row (the last dimension), and rows.
+    pub fn row_len(&self) -> usize {
+        self.out_dims.last().copied().unwrap_or(1)
+    }
+
+    pub fn rows(&self) -> usize {
+        let k = self.out_dims.len().saturating_sub(1);
+        self.out_dims[..k].iter().product()
+    }
+
+    /// Base offsets of the outer dimensions' covered combinations for row
+    /// `r`, row-major; replaces `offs`.
+    pub fn outer_offsets(&self, r: usize, offs: &mut Vec<usize>) {
+        offs.clear();
+        offs.push(0);
+        let k = self.out_dims.len().saturating_sub(1);
+        let mut rest = r;
+        let mut index = vec![0usize; k];
+        for d in (0..k).rev() {
+            index[d] = rest % self.out_dims[d].max(1);
+            rest /= self.out_dims[d].max(1);
+        }
+        for (d, &i) in index.iter().enumerate() {
+            let l = self.dims[d].of(i);
+            let s = self.base_strides[d];
+            let prev = std::mem::take(offs);
+            for p in prev {
+                offs.extend(l.iter().map(|&i| p + i * s));
+            }
+        }
+    }
+
+    /// The last dimension's covered base coordinates for output `o` of a
+    /// row (for rank 0: the one element).
+    #[inline]
+    pub fn last(&self, o: usize) -> &[usize] {
+        match self.dims.last() {
+            Some(l) => l.of(o),
+            None => &[0],
+        }
+    }
+}
+
+/// ReduceWindow — as the reference: each output is the init values folded
+/// with the computation over the base elements its window covers, in
+/// row-major window order (so sums are exact, not reassociated).
+pub fn reduce_window(exec: &mut Executor, computation: ComputationId, w: &WindowAttrs, operands: &[&Literal], shape: &Shape) -> R<Literal> {
+    let n = operands.len() / 2;
+    let inputs = arrays(&operands[..n])?;
+    let inits = scalars(&operands[n..])?;
+    let first = inputs.first().ok_or_else(|| bad("ReduceWindow without operands"))?;
+    let out_shapes = result_shapes(shape, n)?;
+    let plan = Plan::new(first.dims(), &out_shapes[0].dims, w)?;
+    if inputs.iter().any(|a| a.element_count() != first.element_count()) {
+        return Err(bad("ReduceWindow operands differ in size"));
+    }
+    let f = ScalarFn::new(computation);
+    if n == 1 {
+        if let Kind::Bin(op) = f.kind(exec.module) {
+            if let Some(data) = combine(op, &first.data, inits[0], Typed { plan: &plan }) {
+                return Ok(collate(vec![data?], &out_shapes));
+            }
+        }
+    }
+    let datas: Vec<&Data> = inputs.iter().map(|a| &a.data).collect();
+    let flat = generic(exec, &f, &plan, &datas, &inits)?;
+    Ok(collate(scatter_scalars(&flat, n, &out_shapes)?, &out_shapes))
+}
+
+struct Typed<'a> {
+    plan: &'a Plan,
+}
+
+impl Combiner for Typed<'_> {
+    fn run<T: Elem, F: Fn(T, T) -> T + Copy + Send + Sync>(self, x: &[T], init: T, f: F, _assoc: bool) -> R<Vec<T>> {
+        let plan = self.plan;
+        let (w, rows) = (plan.row_len(), plan.rows());
+        let mut out = vec![init; w * rows];
+        if out.is_empty() {
+            return Ok(out);
+        }
+        // Whether the last dimension's windows are all `count` consecutive
+        // coordinates `o * step + start ..`, so the row loop needs no lists.
+        let regular = regular_last(plan);
+        let task = |r: usize, acc: &mut [T], offs: &mut Vec<usize>| {
+            plan.outer_offsets(r, offs);
+            par::simd(|| {
+                for &off in offs.iter() {
+                    match regular {
+                        Some((start, step, count)) => {
+                            for k in 0..count {
+                                let base = off + start + k;
+                                for (o, a) in acc.iter_mut().enumerate() {
+                                    *a = f(*a, x[base + o * step]);
+                                }
+                            }
+                        }
+                        None => {
+                            for (o, a) in acc.iter_mut().enumerate() {
+                                for &i in plan.last(o) {
+                                    *a = f(*a, x[off + i]);
+                                }
+                            }
+                        }
+                    }
+                }
+            })
+        };
+        if x.len() + out.len() < par::PARALLEL_THRESHOLD {
+            let mut offs = Vec::new();
+            for (r, acc) in out.chunks_mut(w).enumerate() {
+                task(r, acc, &mut offs);
+            }
+        } else {
+            let per_task = (4096 / w).max(1);
+            out.par_chunks_mut(w).enumerate().with_min_len(per_task).for_each_init(Vec::new, |offs, (r, acc)| task(r, acc, offs));
+        }
+        Ok(out)
+    }
+}
+
+/// `(start, step, count)` when output `o`'s last-dimension window is
+/// `o * step + start + 0..count` for every `o` (no padding reached, no
+/// dilations in that dimension's covered lists).
+fn regular_last(plan: &Plan) -> Option<(usize, usize, usize)> {
+    let w = plan.row_len();
+    let first = plan.last(0);
+    let (start, count) = (*first.first()?, first.len());
+    if first.windows(2).any(|p| p[1] != p[0] + 1) {
+        return None;
+    }
+    let step = if w > 1 { plan.last(1).first()?.checked_sub(start)? } else { 0 };
+    for o in 0..w {
+        let l = plan.last(o);
+        if l.len() != count || l.iter().enumerate().any(|(k, &i)| i != start + o * step + k) {
+            return None;
+        }
+    }
+    Some((start, step, count))
+}
+
+/// Any computation, any number of operands: per output, the reference's
+/// row-major fold over the window, in parallel over rows when the
+/// computation compiled.
+fn generic(exec: &mut Executor, f: &ScalarFn, plan: &Plan, inputs: &[&Data], inits: &[Scalar]) -> R<Vec<Scalar>> {
+    let n = inputs.len();
+    let (w, rows) = (plan.row_len(), plan.rows());
+    let one_row = |r: usize, call: &mut Call, out: &mut Vec<Scalar>| -> R<()> {
+        let mut offs = Vec::new();
+        plan.outer_offsets(r, &mut offs);
+        let (mut args, mut next) = (Vec::with_capacity(2 * n), Vec::with_capacity(n));
+        for o in 0..w {
+            let mut acc = inits.to_vec();
+            for &off in &offs {
+                for &i in plan.last(o) {
+                    args.clear();
+                    args.extend_from_slice(&acc);
+                    args.extend(inputs.iter().map(|d| d.get(off + i)));
+                    call(&args, &mut next)?;
+                    if next.len() != n {
+                        return Err(bad("a reducer returned the wrong number of values"));
+                    }
+                    std::mem::swap(&mut acc, &mut next);
+                }
+            }
+            out.extend_from_slice(&acc);
+        }
+        Ok(())
+    };
+    if let Some(p) = f.program(exec.module) {
+        let parts: Vec<R<Vec<Scalar>>> = (0..rows)
+            .into_par_iter()
+            .map(|r| {
+                let mut out = Vec::with_capacity(w * n);
+                one_row(r, &mut |a, res| p.call(a, res), &mut out)?;
+                Ok(out)
+            })
+            .collect();
+        let mut flat = Vec::with_capacity(rows * w * n);
+        for p in parts {
+            flat.extend(p?);
+        }
+        return Ok(flat);
+    }
+    let mut flat = Vec::with_capacity(rows * w * n);
+    for r in 0..rows {
+        exec.env.check_deadline()?;
+        let mut call = |a: &[Scalar], res: &mut Vec<Scalar>| f.call(exec, a, res);
+        one_row(r, &mut call, &mut flat)?;
+    }
+    Ok(flat)
+}
