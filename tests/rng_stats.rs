@@ -3,7 +3,7 @@
 //! chi-square on integer ranges. Fixed seeds and a fixed significance level
 //! make every test deterministic; each runs on both engines, and the two
 //! engines must agree bit for bit (they implement the same documented
-//! stream, docs/decisions/rng.md).
+//! stream, docs/semantics-decisions.md).
 
 use statrs::distribution::{ChiSquared, ContinuousCDF, Normal};
 use xlaref::harness::engine::{Engine, Fast, Reference};

@@ -195,7 +195,7 @@ def hand_cases():
     V.append(value_case("uniform/f32_zero_sized", "RngUniform", "f32", [2, 0], 0, 1, 0, "hand-derived: zero-sized output"))
     V.append(value_case("uniform/s32_zero_sized", "RngUniform", "s32", [0], 0, 10, 0, "hand-derived: zero-sized output"))
     impl = ("implementation-defined (operation_semantics RngUniform: if b <= a the result is implementation-defined); "
-            "xlaref: every element is a (docs/decisions/rng.md)")
+            "xlaref: every element is a (docs/semantics-decisions.md)")
     V.append(value_case("uniform/f32_b_below_a", "RngUniform", "f32", [2, 3], 2, 1, 2, impl, seed=8, impl=True))
     V.append(value_case("uniform/f32_b_equals_a", "RngUniform", "f32", [4], -1.5, -1.5, -1.5, impl, impl=True))
     V.append(value_case("uniform/s32_b_equals_a", "RngUniform", "s32", [4], 5, 5, 5, impl, seed=9, impl=True))

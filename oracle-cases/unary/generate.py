@@ -332,7 +332,7 @@ def unary_case(file, op, t, name, inputs, expected=None, tolerance=None, source=
         if ftz:
             source += f"; XLA CPU agrees except where it flushes subnormals to zero"
         if xla_diffs:
-            source += (f"; {XLA} differs (an XLA deviation, docs/decisions/unary-convert.md): "
+            source += (f"; {XLA} differs (an XLA deviation, docs/semantics-decisions.md): "
                        + ", ".join(xla_diffs))
     elif xla_diffs:
         source += f"; {XLA} differs: " + ", ".join(xla_diffs)

@@ -5,7 +5,7 @@
 //! receives is this engine's own: reductions through [`ScalarFn`] (or the
 //! fast element-wise Add for CrossReplicaSum), blocks and concatenations
 //! through the layout kernels. Reductions fold in increasing replica id,
-//! as the reference does (docs/decisions/collectives.md).
+//! as the reference does (docs/semantics-decisions.md).
 
 use std::sync::Arc;
 

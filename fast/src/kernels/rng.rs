@@ -4,7 +4,7 @@
 //!
 //! RngBitGenerator matches XLA CPU's bits (ThreeFry-2x32-20, Philox-4x32-10,
 //! DEFAULT = Philox); RngUniform/RngNormal produce xlaref's documented
-//! stream (docs/decisions/rng.md), bit-identical to the reference engine.
+//! stream (docs/semantics-decisions.md), bit-identical to the reference engine.
 
 use std::mem::MaybeUninit;
 

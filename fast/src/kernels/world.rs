@@ -1,6 +1,6 @@
 //! Fast kernels for Infeed, Outfeed, CustomCall and dynamic dimension
 //! sizes, and the fast engine's own implementation of the dynamic-size
-//! policy (docs/decisions/world.md). The custom-call registry and the feed
+//! policy (docs/semantics-decisions.md). The custom-call registry and the feed
 //! queues are the world's (`Env`), shared with every engine.
 
 use xlaref_reference::ir::Op;

@@ -73,7 +73,7 @@ def gen():
               xsrc("integer Pow with a negative exponent is 0, except Pow(1, n) = 1 and Pow(-1, n) = ±1"))
     POW6 = ("XLA CPU's integer Pow looks only at the low 6 bits of the exponent (exponentiation by squaring unrolled 6 times) "
             "and reads an unsigned exponent with the top bit set as negative; the document's Pow is the power, so the "
-            "case keeps base^exponent modulo 2^bits (docs/decisions/elementwise.md)")
+            "case keeps base^exponent modulo 2^bits (docs/semantics-decisions.md)")
     PSRC = "hand-derived: integer Pow is base^exponent modulo 2^bits (repeated multiplication, wrapping); XLA CPU deviates for exponents >= 64 and unsigned exponents >= 2^(bits-1)" + DEC
     for t in ["u8", "u16", "u32", "u64"]:
         x = [2, 1, 3, 0, 0, mx(t), 3, 5]

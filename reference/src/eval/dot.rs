@@ -1,7 +1,7 @@
 //! Reference evaluation of Dot and DotGeneral (document §Dot, §DotGeneral),
 //! and the sum of products that the convolutions share.
 //!
-//! How a sum of products is computed (docs/decisions/dot-conv.md): each
+//! How a sum of products is computed (docs/semantics-decisions.md): each
 //! operand element is read as the number it is, every product is formed and
 //! added to a running value that starts at 0 (the document's `value = 0;
 //! value += input * kernel`), in row-major order of the summed index space,

@@ -5,7 +5,7 @@
 //!   generators of Salmon et al. (SC 2011), fed with counters and laid out
 //!   exactly as XLA's `prng.cc` does. `DEFAULT` is Philox, as on XLA CPU.
 //! - `RngUniform` and `RngNormal` draw from xlaref's own documented stream
-//!   (docs/decisions/rng.md): the Philox-4x32-10 block `i` of stream
+//!   (docs/semantics-decisions.md): the Philox-4x32-10 block `i` of stream
 //!   `(seed, k)` gives element `i` of the `k`-th Rng execution of the run.
 //!
 //! The rules these functions rely on are checked in `verify/rng.rs`.

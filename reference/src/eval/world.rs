@@ -1,7 +1,7 @@
 //! Reference evaluation of the ops that talk to the world — Infeed,
 //! Outfeed, CustomCall, GetDimensionSize, SetDimensionSize — and the
 //! dynamic-size policy: what the other ops do with operands whose bounded
-//! dynamic dimensions carry a runtime size (docs/decisions/world.md).
+//! dynamic dimensions carry a runtime size (docs/semantics-decisions.md).
 
 use super::{array, internal, Env, Interpreter};
 use crate::error::RunError;

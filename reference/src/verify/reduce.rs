@@ -2,7 +2,7 @@
 //!
 //! Types are exact: where XLA's shape inference compares "ignoring floating
 //! point precision" (an f32 reducer over bf16 data), the reference requires
-//! the document's `T` everywhere (docs/decisions/reduce.md).
+//! the document's `T` everywhere (docs/semantics-decisions.md).
 
 use super::rules::*;
 use super::{Ctx, Signature};
