@@ -1,67 +1,152 @@
-//! Complex element semantics of the fast engine: num-complex's functions
-//! with the corner behaviour xlaref pins (docs/semantics-decisions.md):
-//! Sqrt and Log of a NaN-carrying value are (NaN, NaN); Sqrt treats a zero
-//! imaginary part as +0; division recovers infinities (Smith's method here).
+//! Complex element semantics of the fast engine, computed in `Complex<f64>`
+//! with the corner behaviour xlaref pins to XLA CPU
+//! (docs/semantics-decisions.md, complex sections):
+//! - Sqrt and Log of a NaN-carrying value are (NaN, NaN); Sqrt treats a zero
+//!   imaginary part as +0; |inf + NaN i| is NaN;
+//! - a real argument (zero imaginary part of either sign) to Exp, Expm1 and
+//!   Tanh gives a +0 imaginary part, even when the real part is NaN;
+//! - division recovers infinities (Smith's method here).
+//!
+//! The formulas are the accurate ones (no cancellation, no spurious
+//! overflow), evaluated with `libm` so the last bits are reproducible.
 
 use num_complex::Complex;
 
 pub type Z = Complex<f64>;
 
+const NAN2: Z = Z { re: f64::NAN, im: f64::NAN };
+
 fn nan_in(z: Z) -> bool {
     z.re.is_nan() || z.im.is_nan()
 }
 
+/// |z| without intermediate overflow; NaN when either part is NaN.
+pub fn abs(z: Z) -> f64 {
+    if nan_in(z) {
+        return f64::NAN;
+    }
+    libm::hypot(z.re, z.im)
+}
+
+/// Principal square root via t = sqrt((|x| + |z|) / 2): Re = t and
+/// Im = y / 2t for x >= 0, mirrored for x < 0 (no cancellation).
 pub fn sqrt(z: Z) -> Z {
     if nan_in(z) {
-        return Z::new(f64::NAN, f64::NAN);
+        return NAN2;
     }
-    let im = if z.im == 0.0 { 0.0 } else { z.im };
-    if im == 0.0 {
-        return if z.re >= 0.0 { Z::new(z.re.sqrt(), 0.0) } else { Z::new(0.0, (-z.re).sqrt()) };
+    let x = z.re;
+    let y = if z.im == 0.0 { 0.0 } else { z.im };
+    if y.is_infinite() {
+        return Z::new(f64::INFINITY, y);
     }
-    Z::new(z.re, im).sqrt()
+    if x.is_infinite() {
+        return if x > 0.0 { Z::new(f64::INFINITY, 0f64.copysign(y)) } else { Z::new(0.0, f64::INFINITY.copysign(y)) };
+    }
+    if x == 0.0 && y == 0.0 {
+        return Z::new(0.0, y);
+    }
+    let big = x.abs() > 1e300 || y.abs() > 1e300;
+    let t = if big {
+        // quarter the inputs so |x| + |z| cannot overflow; sqrt(4) = 2
+        2.0 * ((x.abs() / 4.0 + abs(Z::new(x / 4.0, y / 4.0))) / 2.0).sqrt()
+    } else {
+        ((x.abs() + abs(Z::new(x, y))) / 2.0).sqrt()
+    };
+    if x >= 0.0 {
+        Z::new(t, y / (2.0 * t))
+    } else {
+        Z::new(y.abs() / (2.0 * t), t.copysign(y))
+    }
 }
 
 pub fn log(z: Z) -> Z {
     if nan_in(z) {
-        return Z::new(f64::NAN, f64::NAN);
+        return NAN2;
     }
-    Z::new(z.re.hypot(z.im).ln(), z.im.atan2(z.re))
+    Z::new(libm::log(abs(z)), libm::atan2(z.im, z.re))
 }
 
+/// ln(1 + z). Inside the unit square ln|1 + z| = log1p(2x + x² + y²) / 2
+/// with the sum accumulated exactly (FMA residues of the squares plus
+/// compensated addition), so nothing cancels near |1 + z| = 1.
 pub fn log1p(z: Z) -> Z {
     if nan_in(z) {
-        return Z::new(f64::NAN, f64::NAN);
+        return NAN2;
     }
-    if z.norm() < 1e-4 {
-        // ln(1+z) = z - z²/2 + z³/3 - ...: enough terms for f64 at |z| < 1e-4
-        let z2 = z * z;
-        return z - z2 / 2.0 + z2 * z / 3.0 - z2 * z2 / 4.0;
+    let (x, y) = (z.re, z.im);
+    if x.abs() >= 1.0 || y.abs() >= 1.0 {
+        return log(Z::new(1.0 + x, y));
     }
-    log(z + 1.0)
+    let (xx, yy) = (x * x, y * y);
+    let parts = [2.0 * x, xx, x.mul_add(x, -xx), yy, y.mul_add(y, -yy)];
+    Z::new(0.5 * libm::log1p(compensated_sum(&parts)), libm::atan2(y, 1.0 + x))
 }
 
+/// Sum rounded once at the end: each addition's rounding error (TwoSum)
+/// is carried along.
+fn compensated_sum(parts: &[f64]) -> f64 {
+    let (mut s, mut err) = (0.0f64, 0.0f64);
+    for &p in parts {
+        let t = s + p;
+        let pv = t - s;
+        err += (s - (t - pv)) + (p - pv);
+        s = t;
+    }
+    s + err
+}
+
+/// e^x (cos y + i sin y); a zero imaginary part gives (e^x, +0) even for
+/// NaN x; e^(-inf + i·y) = 0 for infinite or NaN y; for x > 700 e^x is
+/// applied as two halves so a representable product does not overflow.
 pub fn exp(z: Z) -> Z {
-    if z.im == 0.0 && !z.re.is_nan() {
-        return Z::new(z.re.exp(), z.im);
+    let (x, y) = (z.re, z.im);
+    if y == 0.0 {
+        return Z::new(libm::exp(x), 0.0);
     }
-    z.exp()
+    if x == f64::NEG_INFINITY && !y.is_finite() {
+        return Z::new(0.0, 0.0);
+    }
+    let (c, s) = (libm::cos(y), libm::sin(y));
+    if x > 700.0 {
+        let h = libm::exp(x / 2.0);
+        return Z::new(h * c * h, h * s * h);
+    }
+    let r = libm::exp(x);
+    Z::new(r * c, r * s)
 }
 
+/// e^z - 1 = (expm1(x) cos y - 2 sin²(y/2)) + i e^x sin y, accurate for
+/// small |z|; a zero imaginary part gives (expm1(x), +0).
 pub fn expm1(z: Z) -> Z {
-    if z.norm() < 1e-4 {
-        let z2 = z * z;
-        return z + z2 / 2.0 + z2 * z / 6.0 + z2 * z2 / 24.0;
+    let (x, y) = (z.re, z.im);
+    if y == 0.0 {
+        return Z::new(libm::expm1(x), 0.0);
     }
-    exp(z) - 1.0
+    let sh = libm::sin(y / 2.0);
+    Z::new(libm::expm1(x) * libm::cos(y) - 2.0 * sh * sh, libm::exp(x) * libm::sin(y))
 }
 
+/// tanh by Kahan's formula (t = tan y, s = sinh x,
+/// tanh z = (s·sqrt(1+s²)·(1+t²) + i t) / (1 + (1+t²) s²)).
+/// A zero imaginary part gives (tanh x, +0); tanh(±inf + i·(inf|NaN)) = ±1 + 0i.
 pub fn tanh(z: Z) -> Z {
-    if z.re.abs() > 20.0 {
-        let e = (-2.0 * z.re.abs()).exp();
-        return Z::new(1f64.copysign(z.re), 2.0 * (2.0 * z.im).sin() * e);
+    let (x, y) = (z.re, z.im);
+    if y == 0.0 {
+        return Z::new(libm::tanh(x), 0.0);
     }
-    z.tanh()
+    if x.is_infinite() && !y.is_finite() {
+        return Z::new(1f64.copysign(x), 0.0);
+    }
+    if x.abs() > 22.0 {
+        let e = libm::exp(-2.0 * x.abs());
+        return Z::new(1f64.copysign(x), 4.0 * libm::sin(y) * libm::cos(y) * e);
+    }
+    let t = libm::tan(y);
+    let beta = 1.0 + t * t;
+    let s = libm::sinh(x);
+    let rho = (1.0 + s * s).sqrt();
+    let d = 1.0 + beta * s * s;
+    Z::new(beta * rho * s / d, t / d)
 }
 
 pub fn tan(z: Z) -> Z {
@@ -113,20 +198,24 @@ pub fn pow(a: Z, b: Z) -> Z {
     exp(mul(b, log(a)))
 }
 
+/// z / |z|; a zero maps to itself, a NaN part gives (NaN, NaN). An
+/// infinite |z| is scaled down by 2^1000 first (so inf + 1i gives NaN + 0i,
+/// as XLA CPU).
 pub fn sign(z: Z) -> Z {
     if nan_in(z) {
-        return Z::new(f64::NAN, f64::NAN);
+        return NAN2;
     }
     if z.re == 0.0 && z.im == 0.0 {
         return z;
     }
-    let m = z.re.abs().max(z.im.abs());
-    let s = Z::new(z.re / m, z.im / m);
-    s / s.norm()
-}
-
-pub fn abs(z: Z) -> f64 {
-    z.re.hypot(z.im)
+    let r = abs(z);
+    if r.is_infinite() {
+        let scale = 2f64.powi(-1000);
+        let w = Z::new(z.re * scale, z.im * scale);
+        let rw = abs(w);
+        return Z::new(w.re / rw, w.im / rw);
+    }
+    Z::new(z.re / r, z.im / r)
 }
 
 pub fn logistic(z: Z) -> Z {
