@@ -199,10 +199,15 @@ impl SumOfProducts for Plan {
         }
         let x_batch_stride = s;
         let rows = chunk_rows(k);
+        // Padding and holes contribute nothing (document): as zeros in the
+        // GEMM that is only right when every weight times zero is zero.
+        let skip_holes = w.iter().any(|v| !v.zero_product_is_zero());
+        let iz = self.iz_per_group.max(1);
         let task = |(t, c_rows): (usize, &mut [T])| -> R<()> {
             let r0 = t * rows;
             let nrows = c_rows.len() / self.output_z;
             let mut col = vec![T::ZERO; nrows * k];
+            let mut present = vec![true; if skip_holes { nrows * windows } else { 0 }];
             let mut out_index = vec![0usize; self.spatial.len()];
             let mut window_index = vec![0usize; self.spatial.len()];
             for g in 0..self.groups {
@@ -216,7 +221,7 @@ impl SumOfProducts for Plan {
                     }
                     let batch = b0 + rest;
                     window_index.fill(0);
-                    for piece in row.chunks_exact_mut(self.iz_per_group.max(1)) {
+                    for (p, piece) in row.chunks_exact_mut(iz).enumerate() {
                         let mut at = Some(batch * x_batch_stride + z0);
                         for (i, s) in self.spatial.iter().enumerate() {
                             at = match (at, s.table[out_index[i] * s.window + window_index[i]]) {
@@ -228,6 +233,9 @@ impl SumOfProducts for Plan {
                             Some(a) => piece.copy_from_slice(&x[a..a + self.iz_per_group]),
                             None => piece.fill(T::ZERO),
                         }
+                        if skip_holes {
+                            present[r * windows + p] = at.is_some();
+                        }
                         for (i, s) in self.spatial.iter().enumerate().rev() {
                             window_index[i] += 1;
                             if window_index[i] < s.window {
@@ -236,6 +244,19 @@ impl SumOfProducts for Plan {
                             window_index[i] = 0;
                         }
                     }
+                }
+                if skip_holes {
+                    // A plain sum over the present window elements only.
+                    for r in 0..nrows {
+                        for o in 0..n {
+                            let mut sum = T::ZERO;
+                            for kk in (0..k).filter(|kk| present[r * windows + kk / iz]) {
+                                sum = T::mul_add(sum, col[r * k + kk], w[kk * self.output_z + g * self.oz_per_group + o]);
+                            }
+                            c_rows[r * self.output_z + g * self.oz_per_group + o] = sum;
+                        }
+                    }
+                    continue;
                 }
                 let a = MatRef { data: &col, offset: 0, row_stride: k, col_stride: 1 };
                 let b = MatRef { data: &w, offset: g * self.oz_per_group, row_stride: self.output_z, col_stride: 1 };

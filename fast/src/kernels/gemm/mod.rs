@@ -45,6 +45,12 @@ pub trait Elem: Copy + Send + Sync + 'static {
     const ZERO: Self;
     /// `acc + a·b` (the portable kernel's step; wrapping for integers).
     fn mul_add(acc: Self, a: Self, b: Self) -> Self;
+    /// Whether a zero times this is zero (false for infinities and NaN):
+    /// convolutions must then skip padding and holes instead of
+    /// multiplying them as zeros.
+    fn zero_product_is_zero(self) -> bool {
+        true
+    }
     /// The fastest micro-kernel this machine has for the type.
     fn kernel() -> Kernel<Self> {
         portable::kernel::<Self>()
@@ -53,6 +59,9 @@ pub trait Elem: Copy + Send + Sync + 'static {
 
 impl Elem for f32 {
     const ZERO: Self = 0.0;
+    fn zero_product_is_zero(self) -> bool {
+        self.is_finite()
+    }
     #[inline(always)]
     fn mul_add(acc: Self, a: Self, b: Self) -> Self {
         acc + a * b
@@ -68,6 +77,9 @@ impl Elem for f32 {
 
 impl Elem for f64 {
     const ZERO: Self = 0.0;
+    fn zero_product_is_zero(self) -> bool {
+        self.is_finite()
+    }
     #[inline(always)]
     fn mul_add(acc: Self, a: Self, b: Self) -> Self {
         acc + a * b
@@ -95,6 +107,9 @@ impl Elem for i64 {
 /// Mul, added part by part.
 impl Elem for Complex<f64> {
     const ZERO: Self = Complex { re: 0.0, im: 0.0 };
+    fn zero_product_is_zero(self) -> bool {
+        self.re.is_finite() && self.im.is_finite()
+    }
     #[inline(always)]
     fn mul_add(acc: Self, a: Self, b: Self) -> Self {
         Complex::new(acc.re + (a.re * b.re - a.im * b.im), acc.im + (a.re * b.im + a.im * b.re))
