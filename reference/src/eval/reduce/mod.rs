@@ -45,16 +45,31 @@ pub fn reduce(
     operands: &[&Literal],
     shape: &Shape,
 ) -> Result<Literal, RunError> {
+    fold_groups(it, computation, operands, shape, "Reduce", |operand, out, group| reduction_groups(operand, dimensions, out, group))
+}
+
+/// The fold Reduce and ReduceWindow share: for each result element, the
+/// running values start at `init_values` and `computation` folds in the
+/// operands' elements at each position of its group (running values first,
+/// then inputs), in the order `groups` lists them.
+pub(super) fn fold_groups(
+    it: &mut Interpreter,
+    computation: ComputationId,
+    operands: &[&Literal],
+    shape: &Shape,
+    op: &str,
+    groups: impl FnOnce(&ArrayShape, &ArrayShape, &mut dyn FnMut(usize, &[usize]) -> Result<(), RunError>) -> Result<(), RunError>,
+) -> Result<Literal, RunError> {
     let n = operands.len() / 2;
     let inputs = arrays(&operands[..n])?;
     let init_values = scalars(&operands[n..])?;
-    let operand_shape = &inputs.first().ok_or_else(|| internal("Reduce without operands"))?.shape;
+    let base = &inputs.first().ok_or_else(|| internal(&format!("{op} without operands")))?.shape;
     let out_shapes = result_shapes(shape, n)?;
     let mut results = zeros(&out_shapes);
     let f = ScalarComputation::new(computation);
     let mut acc: Vec<Scalar> = Vec::with_capacity(n);
     let mut args: Vec<Scalar> = Vec::with_capacity(2 * n);
-    reduction_groups(operand_shape, dimensions, out_shapes[0], |out_pos, positions| {
+    groups(base, out_shapes[0], &mut |out_pos, positions| {
         it.env.check_deadline()?;
         acc.clear();
         acc.extend_from_slice(&init_values);

@@ -1,12 +1,10 @@
 //! Windows on a base array (ReduceWindow, SelectAndScatter) and ReduceWindow.
 
-use super::super::scalar::ScalarComputation;
-use super::super::{arrays, internal, Interpreter};
-use super::{collate, result_shapes, scalars, store, zeros};
+use super::super::{internal, Interpreter};
+use super::fold_groups;
 use crate::error::RunError;
 use crate::ir::{ComputationId, WindowAttrs};
 use crate::literal::Literal;
-use crate::scalar::Scalar;
 use crate::types::{ArrayShape, Indices, Shape};
 
 /// One dimension of a window sliding over its base.
@@ -138,28 +136,7 @@ pub fn reduce_window(
     operands: &[&Literal],
     shape: &Shape,
 ) -> Result<Literal, RunError> {
-    let n = operands.len() / 2;
-    let inputs = arrays(&operands[..n])?;
-    let init_values = scalars(&operands[n..])?;
-    let base = &inputs.first().ok_or_else(|| internal("ReduceWindow without operands"))?.shape;
-    let out_shapes = result_shapes(shape, n)?;
-    let mut results = zeros(&out_shapes);
-    let f = ScalarComputation::new(computation);
-    let mut acc: Vec<Scalar> = Vec::with_capacity(n);
-    let mut args: Vec<Scalar> = Vec::with_capacity(2 * n);
-    window_groups(base, w, out_shapes[0], |out_pos, positions| {
-        it.env.check_deadline()?;
-        acc.clear();
-        acc.extend_from_slice(&init_values);
-        for &pos in positions {
-            args.clear();
-            args.extend_from_slice(&acc);
-            args.extend(inputs.iter().map(|a| a.data.get(pos)));
-            f.call(it, &args, &mut acc)?;
-        }
-        store(&mut results, out_pos, &acc)
-    })?;
-    Ok(collate(results, &out_shapes))
+    fold_groups(it, computation, operands, shape, "ReduceWindow", |base, out, group| window_groups(base, w, out, group))
 }
 
 /// The windows of ReduceWindow: calls `group(out_pos, positions)` once per
