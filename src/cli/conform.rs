@@ -15,16 +15,31 @@ use xlaref_reference::json::{self as xjson, WriteOptions};
 use xlaref_reference::literal::Literal;
 
 use super::{read_text, LimitArgs, EXIT_BAD_INPUT, EXIT_FAILURE};
-use crate::harness::backend::{Backend, EngineBackend, ProcessBackend, ProcessOptions, Reply};
+use crate::harness::backend::{Backend, BackendEngine, EngineBackend, ProcessBackend, ProcessOptions, Reply};
 use crate::harness::case::{case_files, judge, read_cases, run_case, Case, Expected, Outcome, RunOptions};
 use crate::harness::compare::{compare, Mismatch};
-use crate::harness::engine::{self, Reference};
+use crate::harness::engine::{self, Engine, Reference};
+use crate::harness::ftz;
+use crate::harness::generated::generated_cases;
+use crate::harness::lockstep::{self, lockstep};
+use xlaref_reference::eval::Env;
 
 #[derive(Args, Debug)]
 pub struct ConformArgs {
     /// Case files or directories (searched for *.json).
-    #[arg(required = true)]
+    #[arg(required_unless_present = "generate")]
     pub paths: Vec<String>,
+    /// Also run this many random valid programs from the differential
+    /// generators (src/gen/), spread evenly over the selected ops; each is
+    /// judged against the reference under the tolerance model.
+    #[arg(long)]
+    pub generate: Option<u64>,
+    /// With --generate: only these ops (comma-separated generator names).
+    #[arg(long, value_delimiter = ',')]
+    pub ops: Vec<String>,
+    /// With --generate: the campaign's seed (same seed, same programs).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
     /// The backend: a command speaking docs/backends.md's protocol (run by
     /// `sh -c`), or `engine:fast` / `engine:reference` for an in-process engine.
     #[arg(long)]
@@ -48,6 +63,11 @@ pub struct ConformArgs {
     /// Seconds the backend may take to start and print its handshake.
     #[arg(long, default_value_t = 120.0)]
     pub start_timeout: f64,
+    /// The backend flushes subnormals to zero (FTZ/DAZ, as XLA CPU does): a
+    /// difference that the reference on flushed operands, its result
+    /// flushed, explains is reported as a known deviation.
+    #[arg(long)]
+    pub ftz: bool,
     /// Print a line for every case that does not pass.
     #[arg(long, short)]
     pub verbose: bool,
@@ -249,9 +269,10 @@ pub fn collect_cases(paths: &[String], options: &RunOptions) -> Result<Vec<Loade
 /// Runs every case through the backend and the reference and classifies it.
 pub fn check_all(
     cases: &[LoadedCase],
-    backend: &mut dyn Backend,
+    backend: &mut (dyn Backend + Send),
     options: &RunOptions,
     known: &HashMap<String, String>,
+    ftz: bool,
     mut progress: impl FnMut(&CaseResult),
 ) -> Vec<CaseResult> {
     let mut results = Vec::with_capacity(cases.len());
@@ -268,6 +289,11 @@ pub fn check_all(
                 let reply = backend.run(case);
                 let reference = run_case(case, &Reference, options);
                 let (mut verdict, mut detail) = classify(case, &reference, &reply);
+                if verdict == Verdict::Failed && matches!(reply, Reply::Value { .. }) {
+                    if let Some(judged) = judge_by_model(case, backend, options, ftz) {
+                        (verdict, detail) = judged;
+                    }
+                }
                 if judge(case, &reference).is_err() && verdict != Verdict::Passed {
                     detail = format!("{detail} (note: the reference does not pass this case itself)");
                 }
@@ -284,6 +310,55 @@ pub fn check_all(
         results.push(result);
     }
     results
+}
+
+/// A value that differs from the reference's, held against the tolerance
+/// model (docs/tolerance.md): the program runs again on the backend one
+/// instruction at a time, on the reference's operands. `Passed` when every
+/// instruction is within its allowance; `Failed` naming the first that is
+/// not. Cases with their own `tolerance`, several replicas or an HLO text
+/// module keep the direct comparison (`None`).
+fn judge_by_model(case: &Case, backend: &mut (dyn Backend + Send), options: &RunOptions, ftz: bool) -> Option<(Verdict, String)> {
+    if case.tolerance.is_some() || case.replicas > 1 || case.replica_args.is_some() || !case.module.is_object() {
+        return None;
+    }
+    let module = xjson::read_module(&case.module, &xjson::Path::new("module"), options.read_options()).ok()?;
+    let verified = xlaref_reference::verify::verify(module, &options.verify_options()).ok()?;
+    let seed = case.seed.unwrap_or(0);
+    let env = || {
+        let mut env = Env::new(options.limits.clone());
+        env.seed = seed;
+        env.infeed = case.infeed.iter().cloned().collect();
+        env
+    };
+    let other = BackendEngine::new(backend);
+    Some(match lockstep(&verified, &case.args, &Reference, &other, &options.verify_options(), &env) {
+        lockstep::Verdict::Agree(_) => (Verdict::Passed, String::new()),
+        lockstep::Verdict::Disagree(d) => {
+            let detail = format!("beyond the tolerance model at instruction `{}` ({}): {}", d.instruction, d.op, d.detail);
+            if ftz && flushing_explains(&d, &other, options, &env) {
+                (Verdict::KnownDeviation, format!("the backend flushes subnormals (--ftz): {detail}"))
+            } else {
+                (Verdict::Failed, detail)
+            }
+        }
+    })
+}
+
+/// Whether the backend's value of the disagreeing instruction is the
+/// reference's on flushed operands, flushed (harness::ftz).
+fn flushing_explains(d: &lockstep::Disagreement, backend: &dyn Engine, options: &RunOptions, env: &dyn Fn() -> Env) -> bool {
+    let Ok(single) = xlaref_reference::verify::verify(d.module.clone(), &options.verify_options()) else { return false };
+    match backend.run(&single, d.args.clone(), &mut env()) {
+        Ok(got) => ftz::explained_by_flushing(&single, &d.args, &got, env),
+        Err(_) => false,
+    }
+}
+
+/// The generated programs of `--generate`, as loaded cases.
+fn generated(n: u64, ops: &[String], seed: u64, options: &RunOptions) -> Result<Vec<LoadedCase>, String> {
+    let file = format!("--generate {n} --seed {seed}");
+    Ok(generated_cases(n, ops, seed, options)?.into_iter().map(|g| LoadedCase { name: g.name, file: file.clone(), case: g.case }).collect())
 }
 
 /// Per-op counts, ops sorted by name.
@@ -492,14 +567,18 @@ pub fn run(a: ConformArgs) -> i32 {
             return EXIT_BAD_INPUT;
         }
     };
-    let cases = match collect_cases(&a.paths, &options) {
-        Ok(c) => c,
-        Err(e) => {
+    let generated = a.generate.map(|n| generated(n, &a.ops, a.seed, &options)).transpose();
+    let cases = match (collect_cases(&a.paths, &options), generated) {
+        (Ok(mut c), Ok(g)) => {
+            c.extend(g.unwrap_or_default());
+            c
+        }
+        (Err(e), _) | (_, Err(e)) => {
             eprintln!("error: {e}");
             return EXIT_BAD_INPUT;
         }
     };
-    let mut backend: Box<dyn Backend> = match a.backend.strip_prefix("engine:") {
+    let mut backend: Box<dyn Backend + Send> = match a.backend.strip_prefix("engine:") {
         Some(name) => match engine::by_name(name) {
             Some(engine) => Box::new(EngineBackend { engine, options: options.clone() }),
             None => {
@@ -534,7 +613,7 @@ pub fn run(a: ConformArgs) -> i32 {
     let start = Instant::now();
     let mut bad = 0usize;
     let verbose = a.verbose;
-    let results = check_all(&cases, backend.as_mut(), &options, &known, |r| {
+    let results = check_all(&cases, backend.as_mut(), &options, &known, a.ftz, |r| {
         if r.verdict.is_failure() {
             bad += 1;
             bar.set_message(format!("{bad} failing"));

@@ -2,7 +2,7 @@
 
 pub mod bench;
 mod check;
-mod conform;
+pub mod conform;
 mod eval;
 mod fuzz;
 mod verify;

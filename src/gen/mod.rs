@@ -12,7 +12,7 @@ pub mod values;
 
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
-use xlaref_reference::json::{read_module, write_literal, Path, ReadOptions, WriteOptions};
+use xlaref_reference::json::{read_module, write_literal, write_typed_literal, Path, ReadOptions, WriteOptions};
 use xlaref_reference::literal::Literal;
 use xlaref_reference::types::ElementType;
 use xlaref_reference::verify::{verify, VerifiedModule, VerifyOptions};
@@ -34,7 +34,7 @@ impl Program {
 
     /// The program as an xla-json/1 case with the given expectation.
     pub fn case(&self, name: &str, source: &str, expected: Value) -> Value {
-        let args: Vec<Value> = self.args.iter().map(|a| write_literal(a, WriteOptions { exact_bits: true })).collect();
+        let args: Vec<Value> = self.args.iter().map(|a| write_typed_literal(a, WriteOptions { exact_bits: true })).collect();
         json!({"format": "xla-json/1", "name": name, "source": source, "module": self.module, "args": args, "expected": expected})
     }
 }

@@ -15,7 +15,11 @@ use serde_json::{Map, Value};
 use xlaref_reference::json::{self, Path, WriteOptions};
 use xlaref_reference::literal::Literal;
 
-use super::case::{run_case, Case, RunOptions};
+use xlaref_reference::error::RunError;
+use xlaref_reference::eval::Env;
+use xlaref_reference::verify::VerifiedModule;
+
+use super::case::{run_case, Case, Expected, RunOptions};
 use super::engine::Engine;
 
 /// The protocol name and version a backend announces in its first line.
@@ -356,6 +360,51 @@ pub fn parse_reply(line: &str, max_elements: i64) -> Result<Reply, String> {
         return Ok(Reply::Value { result, outfeed: typed_list("outfeed")? });
     }
     Err("a reply has `shape` and `value`, `per_replica`, `error`, `unsupported` or `crash`".into())
+}
+
+/// A backend seen as an [`Engine`], so that the lockstep runs of the
+/// tolerance model can hold it against the reference one instruction at a
+/// time: each call sends a one-instruction module as a case.
+pub struct BackendEngine<'a> {
+    backend: Mutex<&'a mut (dyn Backend + Send)>,
+}
+
+impl<'a> BackendEngine<'a> {
+    pub fn new(backend: &'a mut (dyn Backend + Send)) -> Self {
+        BackendEngine { backend: Mutex::new(backend) }
+    }
+}
+
+impl Engine for BackendEngine<'_> {
+    fn name(&self) -> &'static str {
+        "backend"
+    }
+
+    fn run(&self, module: &VerifiedModule, args: Vec<Literal>, env: &mut Env) -> Result<Literal, RunError> {
+        let case = Case {
+            name: "lockstep".into(),
+            source: None,
+            module: json::write_module(module.module()),
+            args,
+            replicas: 1,
+            replica_args: None,
+            expected: Expected::Value(Literal::Tuple(vec![])),
+            tolerance: None,
+            infeed: env.infeed.iter().cloned().collect(),
+            outfeed: None,
+            seed: Some(env.seed),
+            implementation_defined: false,
+        };
+        let mut backend = self.backend.lock().map_err(|_| RunError::Other("the backend's lock is poisoned".into()))?;
+        match backend.run(&case) {
+            Reply::Value { result, .. } => Ok(result),
+            Reply::PerReplica(mut values) if !values.is_empty() => Ok(values.swap_remove(0)),
+            Reply::PerReplica(_) => Err(RunError::Other("the backend answered no replica results".into())),
+            Reply::Error(e) => Err(RunError::Other(e)),
+            Reply::Unsupported(e) => Err(RunError::Unsupported(e)),
+            Reply::Crash(e) => Err(RunError::Other(format!("the backend crashed: {e}"))),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use proptest::strategy::{BoxedStrategy, Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::{json, Value};
 use xlaref_reference::eval::{Env, Limits};
-use xlaref_reference::json::{write_literal, write_module, WriteOptions};
+use xlaref_reference::json::{write_module, write_typed_literal, WriteOptions};
 use xlaref_reference::verify::VerifyOptions;
 
 use super::case::panic_message;
@@ -102,23 +102,35 @@ pub fn run_one(op: &'static str, strategy: &BoxedStrategy<Program>, seed: u64, i
     Outcome::Failure(Failure { op, summary: summary.clone(), case: failure_case(&smallest, seed, index, &summary) })
 }
 
+/// Program `index` of the campaign `seed` for one generator, unshrunk
+/// (what `run_one` starts from).
+pub fn draw(strategy: &BoxedStrategy<Program>, seed: u64, index: u64) -> Option<Program> {
+    strategy.new_tree(&mut runner(seed, index)).ok().map(|tree| tree.current())
+}
+
 /// The failing program as a case whose expectation is the reference's
 /// result: `xlaref check --engine fast` replays it.
 fn failure_case(program: &Program, seed: u64, index: u64, summary: &str) -> Value {
+    let name = format!("fuzz/{}/seed{seed}_{index}", program.op);
+    let source = format!("xlaref fuzz --seed {seed} (program {index}), shrunk; found: {summary}");
+    reference_case(program, &name, &source)
+}
+
+/// The program as a case whose expectation is the reference's result (or
+/// the error the reference reports).
+pub fn reference_case(program: &Program, name: &str, source: &str) -> Value {
     let expected = match program.verified(campaign_limits().max_elements) {
         Ok(verified) => {
             let mut env = Env::new(campaign_limits());
             match catch_unwind(AssertUnwindSafe(|| Reference.run(&verified, program.args.clone(), &mut env))) {
-                Ok(Ok(v)) => write_literal(&v, WriteOptions { exact_bits: true }),
+                Ok(Ok(v)) => write_typed_literal(&v, WriteOptions { exact_bits: true }),
                 Ok(Err(e)) => json!({"error": e.to_string()}),
                 Err(p) => json!({"error": format!("reference panicked: {}", panic_message(&p))}),
             }
         }
         Err(e) => json!({"error": e}),
     };
-    let name = format!("fuzz/{}/seed{seed}_{index}", program.op);
-    let source = format!("xlaref fuzz --seed {seed} (program {index}), shrunk; found: {summary}");
-    program.case(&name, &source, expected)
+    program.case(name, source, expected)
 }
 
 /// The module of a program, re-written by the JSON writer (canonical form).

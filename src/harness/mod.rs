@@ -7,5 +7,7 @@ pub mod case;
 pub mod compare;
 pub mod engine;
 pub mod exact;
+pub mod ftz;
+pub mod generated;
 pub mod lockstep;
 pub mod tolerance;
