@@ -18,7 +18,7 @@ use xlaref_reference::literal::{ArrayLiteral, Literal};
 use xlaref_reference::verify::{self, VerifiedModule, VerifyOptions};
 use xlaref_reference::RunError;
 
-use super::{EXIT_BAD_INPUT, EXIT_FAILURE};
+use super::{bench_memory, EXIT_BAD_INPUT, EXIT_FAILURE};
 use crate::harness::engine::{self, Engine};
 
 #[derive(Args, Debug)]
@@ -32,6 +32,13 @@ pub struct BenchArgs {
     /// Skip the reference engine.
     #[arg(long)]
     pub no_reference: bool,
+    /// Add a column with the fast engine's peak memory over the bytes of
+    /// the inputs and outputs, each workload measured in a child process.
+    #[arg(long)]
+    pub memory: bool,
+    /// (Internal) measure one workload's peak memory and print it.
+    #[arg(long, hide = true)]
+    pub memory_child: bool,
 }
 
 /// What one run of a workload does, for the rate column.
@@ -443,10 +450,13 @@ pub fn run(a: BenchArgs) -> i32 {
         eprintln!("error: no workload matches --ops {}", a.ops.join(","));
         return EXIT_BAD_INPUT;
     }
+    if a.memory_child {
+        return memory_child(&specs, a.quick);
+    }
     let (runs, budget) = if a.quick { (2, Duration::from_millis(300)) } else { (5, Duration::from_secs(3)) };
     println!("{}", if a.quick { "xlaref bench --quick (small sizes; XLA figures are for the full sizes)" } else { "xlaref bench" });
-    let header = ["op", "shape", "reference", "fast", "speedup", "fast rate", "XLA CPU"];
-    let mut rows: Vec<[String; 7]> = Vec::new();
+    let header = ["op", "shape", "reference", "fast", "speedup", "fast rate", "XLA CPU", "peak mem"];
+    let mut rows: Vec<[String; 8]> = Vec::new();
     let mut failures = Vec::new();
     for s in &specs {
         let n = if a.quick { s.quick } else { s.full };
@@ -489,6 +499,7 @@ pub fn run(a: BenchArgs) -> i32 {
             speedup,
             rate(inst.work, &fast),
             s.xla.into(),
+            if a.memory { bench_memory::measure(s.name, a.quick).map_or("n/a".into(), |r| format!("{r:.2}x")) } else { "-".into() },
         ]);
         if let (true, Some(r)) = (a.no_reference, rows.last_mut()) {
             r[2] = "skipped".into();
@@ -506,7 +517,23 @@ pub fn run(a: BenchArgs) -> i32 {
     }
 }
 
-fn print_table(header: &[&str; 7], rows: &[[String; 7]]) {
+/// `--memory-child`: the peak-memory ratio of the (single) selected workload.
+fn memory_child(specs: &[Spec], quick: bool) -> i32 {
+    let [s] = specs else {
+        eprintln!("error: --memory-child measures exactly one workload");
+        return EXIT_BAD_INPUT;
+    };
+    let measured = (s.build)(if quick { s.quick } else { s.full }).and_then(|inst| bench_memory::child(&inst));
+    match measured {
+        Ok(_) => 0,
+        Err(e) => {
+            eprintln!("error: {e}");
+            EXIT_FAILURE
+        }
+    }
+}
+
+fn print_table(header: &[&str; 8], rows: &[[String; 8]]) {
     let mut width: Vec<usize> = header.iter().map(|h| h.len()).collect();
     for r in rows {
         for (w, c) in width.iter_mut().zip(r) {

@@ -1,6 +1,7 @@
 //! The `xlaref` command line: one file per subcommand.
 
 pub mod bench;
+mod bench_memory;
 mod check;
 pub mod conform;
 mod eval;
