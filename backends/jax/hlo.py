@@ -6,8 +6,9 @@ shape; XLA's verifier then checks them). Implicit broadcasting of binary and
 ternary ops becomes explicit `reshape`/`broadcast`, as XlaBuilder does.
 """
 from hlo_ops import StructuredOps, TO_COMPLEX, braces, dims_of, ints
+from hlo_world import WorldOps
 from validate import check_module
-from xlajson import MAX_ELEMENTS, COMPLEX, FLOATS, Reject, Unsupported, array, num_elements, parse_shape, shape_text
+from xlajson import MAX_ELEMENTS, Bounded, COMPLEX, FLOATS, Reject, array, num_elements, parse_shape, shape_text
 
 UNARY = {
     "Abs": "abs", "Cbrt": "cbrt", "Ceil": "ceil", "Clz": "count-leading-zeros", "Cos": "cosine", "Erf": "erf",
@@ -27,7 +28,11 @@ DIRECTIONS = ("Eq", "Ne", "Ge", "Gt", "Le", "Lt")
 
 
 class Module:
-    def __init__(self, doc):
+    def __init__(self, doc, replicas=1):
+        self.replicas = replicas
+        # (leaf index, dimension) of each bounded dynamic dimension of the
+        # result, whose size the entry returns after the leaves.
+        self.dynamic_sizes = []
         if not isinstance(doc, dict):
             raise Reject("a module is a JSON object")
         check_module(doc)
@@ -104,6 +109,13 @@ class Module:
                     flatten(n, e)
 
         flatten("result", root)
+        for k, (name, s) in enumerate(list(outs)):
+            for d, size in enumerate(s[2]):
+                if isinstance(size, Bounded):
+                    n = self.fresh("size")
+                    lines.append(f"  {n} = s32[] get-dimension-size({name}), dimensions={{{d}}}")
+                    outs.append((n, array("s32", [])))
+                    self.dynamic_sizes.append((k, d))
         flat = ("tuple", [s for _, s in outs])
         lines.append(f"  ROOT flat = {shape_text(flat)} tuple({', '.join(n for n, _ in outs)})")
         text = "HloModule xlajson\n\n" + "\n\n".join(self.texts) + "\n\nENTRY entry {\n" + "\n".join(lines) + "\n}\n"
@@ -121,7 +133,7 @@ def check_size(s):
     return None
 
 
-class Computation(StructuredOps):
+class Computation(StructuredOps, WorldOps):
     def __init__(self, module, name, doc):
         self.m = module
         self.name = name
@@ -376,14 +388,10 @@ class Computation(StructuredOps):
             return self.emit(rs, f"{op.lower()}({', '.join(o[0] for o in out)})", nm)
         handler = getattr(self, "op_" + op, None)
         if handler is None:
-            if op in ("RngUniform", "RngNormal", "RngBitGenerator", "Infeed", "Outfeed", "Send", "SendDone", "Recv",
-                      "RecvDone", "CustomCall", "ReplicaId", "AllGather", "AllReduce", "AllToAll", "CollectivePermute",
-                      "ReduceScatter", "CrossReplicaSum", "GetDimensionSize", "SetDimensionSize"):
-                raise Unsupported(f"op {op}")
             raise Reject(f"{nm}: unknown op `{op}`")
         return handler(ins, ops, nm)
 
 
-def translate(doc):
+def translate(doc, replicas=1):
     """xla-json module -> (HLO text, param shapes, leaf param shapes, result shape)."""
-    return Module(doc).translate()
+    return Module(doc, replicas).translate()
