@@ -122,6 +122,11 @@ class Module:
         return text, params, leaves, root
 
 
+def merged_dims(a, b):
+    """The dimensions of an elementwise result: dynamic where either operand is."""
+    return tuple(y if isinstance(y, Bounded) and not isinstance(x, Bounded) else x for x, y in zip(a[2], b[2]))
+
+
 def check_size(s):
     """The first array shape in s beyond the adapter's element limit, if any."""
     if s[0] == "tuple":
@@ -233,7 +238,9 @@ class Computation(StructuredOps, WorldOps):
                 raise Reject("broadcast_dimensions for operands of equal rank must be the identity")
             out = []
             for x, y in zip(da, db):
-                if x == y or y == 1:
+                if x == y and isinstance(y, Bounded) and not isinstance(x, Bounded):
+                    out.append(y)  # static with dynamic: the result is dynamic (XLA's rule)
+                elif x == y or y == 1:
                     out.append(x)
                 elif x == 1:
                     out.append(y)
@@ -349,7 +356,7 @@ class Computation(StructuredOps, WorldOps):
                 if et not in TO_COMPLEX:
                     raise Reject(f"{nm}: Complex needs f32 or f64 operands")
                 et = TO_COMPLEX[et]
-            return self.emit(array(et, a[1][2]), f"{BINARY[op]}({a[0]}, {b[0]})", nm)
+            return self.emit(array(et, merged_dims(a[1], b[1])), f"{BINARY[op]}({a[0]}, {b[0]})", nm)
         if op == "Compare" or op in DIRECTIONS or (op.endswith("TotalOrder") and op[:-10] in DIRECTIONS):
             need(2)
             if op == "Compare":
@@ -369,7 +376,7 @@ class Computation(StructuredOps, WorldOps):
                 extra = ", type=UNSIGNED"
             elif et.startswith("s"):
                 extra = ", type=SIGNED"
-            return self.emit(array("pred", a[1][2]), f"compare({a[0]}, {b[0]}), direction={direction}{extra}", nm)
+            return self.emit(array("pred", merged_dims(a[1], b[1])), f"compare({a[0]}, {b[0]}), direction={direction}{extra}", nm)
         if op == "Select" and ops[1][1][0] == "tuple":
             need(3)
             return self.tuple_select(ops, nm)

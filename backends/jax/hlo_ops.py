@@ -103,7 +103,12 @@ class StructuredOps:
         bd = ints(self.attr(ins, "broadcast_dimensions", required=True), "broadcast_dimensions")
         if any(x >= y for x, y in zip(bd, bd[1:])):
             raise Reject(f"{nm}: broadcast dimensions order is wrong: {bd} (must be strictly increasing)")
-        r = self.broadcast_to(ops[0], list(out), list(bd))
+        out = list(out)
+        # A bounded dynamic operand dimension stays dynamic where it lands (XLA's rule).
+        for k, d in enumerate(dims_of(ops[0][1])):
+            if isinstance(d, Bounded) and k < len(bd) and 0 <= bd[k] < len(out) and out[bd[k]] == d:
+                out[bd[k]] = d
+        r = self.broadcast_to(ops[0], out, list(bd))
         if r is ops[0]:
             return self.emit(r[1], f"copy({r[0]})", nm)
         return r
