@@ -137,6 +137,9 @@ class WorldOps:
         if not isinstance(d, int) or not 0 <= d < len(dims):
             raise Reject(f"{nm}: all_gather_dim {d!r} is out of range")
         groups, extra = self.groups_attr(ins)
+        if "shard_count" not in ins and not groups:
+            # XlaBuilder's AllGather takes shard_count; without groups nothing else gives it.
+            raise Reject(f"{nm}: AllGather: shard_count is needed when replica_groups are not given")
         dims[d] *= self.group_size(ins, groups)
         return self.emit(array(ops[0][1][1], dims), f"all-gather({ops[0][0]}), dimensions={{{d}}}{extra}", nm)
 
