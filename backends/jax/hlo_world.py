@@ -123,9 +123,8 @@ class WorldOps:
         et = leaf[1]
         add = self.m.fresh("add")
         scalar = shape_text(array(et, []))
-        op = "or" if et == "pred" else "add"
         self.m.texts.append(f"{add} {{\n  a = {scalar} parameter(0)\n  b = {scalar} parameter(1)\n"
-                            f"  ROOT s = {scalar} {op}(a, b)\n}}")
+                            f"  ROOT s = {scalar} add(a, b)\n}}")
         _, extra = self.groups_attr(ins)
         return self.all_reduce(ops, nm, add, extra)
 
