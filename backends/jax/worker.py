@@ -13,8 +13,8 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 # One host device per replica: multi-replica cases run on up to this many.
 MAX_REPLICAS = 8
 # Replicas that never meet at a collective (a mismatch the document forbids)
-# make XLA CPU wait 20 s, then 40 s more, before it aborts; shortened so such a
-# case ends in seconds (XLA still aborts: reported as a crash).
+# make XLA CPU warn after 20 s, then abort after a termination timeout; both are
+# shortened so such a case ends in seconds (XLA still aborts: a crash).
 os.environ.setdefault("XLA_FLAGS", f"--xla_force_host_platform_device_count={MAX_REPLICAS} "
                       "--xla_cpu_collective_call_warn_stuck_timeout_seconds=5 "
                       "--xla_cpu_collective_call_terminate_timeout_seconds=5")
