@@ -6,8 +6,9 @@ shape; XLA's verifier then checks them). Implicit broadcasting of binary and
 ternary ops becomes explicit `reshape`/`broadcast`, as XlaBuilder does.
 """
 from hlo_ops import StructuredOps, TO_COMPLEX, braces, dims_of, ints
+from hlo_world import WorldOps
 from validate import check_module
-from xlajson import MAX_ELEMENTS, COMPLEX, FLOATS, Reject, Unsupported, array, num_elements, parse_shape, shape_text
+from xlajson import MAX_ELEMENTS, Bounded, COMPLEX, FLOATS, Reject, array, num_elements, parse_shape, shape_text
 
 UNARY = {
     "Abs": "abs", "Cbrt": "cbrt", "Ceil": "ceil", "Clz": "count-leading-zeros", "Cos": "cosine", "Erf": "erf",
@@ -27,7 +28,11 @@ DIRECTIONS = ("Eq", "Ne", "Ge", "Gt", "Le", "Lt")
 
 
 class Module:
-    def __init__(self, doc):
+    def __init__(self, doc, replicas=1):
+        self.replicas = replicas
+        # (leaf index, dimension) of each bounded dynamic dimension of the
+        # result, whose size the entry returns after the leaves.
+        self.dynamic_sizes = []
         if not isinstance(doc, dict):
             raise Reject("a module is a JSON object")
         check_module(doc)
@@ -104,10 +109,22 @@ class Module:
                     flatten(n, e)
 
         flatten("result", root)
+        for k, (name, s) in enumerate(list(outs)):
+            for d, size in enumerate(s[2]):
+                if isinstance(size, Bounded):
+                    n = self.fresh("size")
+                    lines.append(f"  {n} = s32[] get-dimension-size({name}), dimensions={{{d}}}")
+                    outs.append((n, array("s32", [])))
+                    self.dynamic_sizes.append((k, d))
         flat = ("tuple", [s for _, s in outs])
         lines.append(f"  ROOT flat = {shape_text(flat)} tuple({', '.join(n for n, _ in outs)})")
         text = "HloModule xlajson\n\n" + "\n\n".join(self.texts) + "\n\nENTRY entry {\n" + "\n".join(lines) + "\n}\n"
         return text, params, leaves, root
+
+
+def merged_dims(a, b):
+    """The dimensions of an elementwise result: dynamic where either operand is."""
+    return tuple(y if isinstance(y, Bounded) and not isinstance(x, Bounded) else x for x, y in zip(a[2], b[2]))
 
 
 def check_size(s):
@@ -121,7 +138,7 @@ def check_size(s):
     return None
 
 
-class Computation(StructuredOps):
+class Computation(StructuredOps, WorldOps):
     def __init__(self, module, name, doc):
         self.m = module
         self.name = name
@@ -221,7 +238,9 @@ class Computation(StructuredOps):
                 raise Reject("broadcast_dimensions for operands of equal rank must be the identity")
             out = []
             for x, y in zip(da, db):
-                if x == y or y == 1:
+                if x == y and isinstance(y, Bounded) and not isinstance(x, Bounded):
+                    out.append(y)  # static with dynamic: the result is dynamic (XLA's rule)
+                elif x == y or y == 1:
                     out.append(x)
                 elif x == 1:
                     out.append(y)
@@ -337,7 +356,7 @@ class Computation(StructuredOps):
                 if et not in TO_COMPLEX:
                     raise Reject(f"{nm}: Complex needs f32 or f64 operands")
                 et = TO_COMPLEX[et]
-            return self.emit(array(et, a[1][2]), f"{BINARY[op]}({a[0]}, {b[0]})", nm)
+            return self.emit(array(et, merged_dims(a[1], b[1])), f"{BINARY[op]}({a[0]}, {b[0]})", nm)
         if op == "Compare" or op in DIRECTIONS or (op.endswith("TotalOrder") and op[:-10] in DIRECTIONS):
             need(2)
             if op == "Compare":
@@ -357,7 +376,7 @@ class Computation(StructuredOps):
                 extra = ", type=UNSIGNED"
             elif et.startswith("s"):
                 extra = ", type=SIGNED"
-            return self.emit(array("pred", a[1][2]), f"compare({a[0]}, {b[0]}), direction={direction}{extra}", nm)
+            return self.emit(array("pred", merged_dims(a[1], b[1])), f"compare({a[0]}, {b[0]}), direction={direction}{extra}", nm)
         if op == "Select" and ops[1][1][0] == "tuple":
             need(3)
             return self.tuple_select(ops, nm)
@@ -376,14 +395,10 @@ class Computation(StructuredOps):
             return self.emit(rs, f"{op.lower()}({', '.join(o[0] for o in out)})", nm)
         handler = getattr(self, "op_" + op, None)
         if handler is None:
-            if op in ("RngUniform", "RngNormal", "RngBitGenerator", "Infeed", "Outfeed", "Send", "SendDone", "Recv",
-                      "RecvDone", "CustomCall", "ReplicaId", "AllGather", "AllReduce", "AllToAll", "CollectivePermute",
-                      "ReduceScatter", "CrossReplicaSum", "GetDimensionSize", "SetDimensionSize"):
-                raise Unsupported(f"op {op}")
             raise Reject(f"{nm}: unknown op `{op}`")
         return handler(ins, ops, nm)
 
 
-def translate(doc):
+def translate(doc, replicas=1):
     """xla-json module -> (HLO text, param shapes, leaf param shapes, result shape)."""
-    return Module(doc).translate()
+    return Module(doc, replicas).translate()

@@ -3,7 +3,7 @@ shape ops, indexing, reductions, windows, dots, convolutions, control flow.
 Each `op_<Name>` returns (HLO name, result shape)."""
 import numpy as np
 
-from xlajson import (BITS, COMPLEX, DTYPES, FLOATS, UINT_OF_WIDTH, Reject, array, hlo_literal, literal_value, num_elements, parse_shape,
+from xlajson import (BITS, Bounded, COMPLEX, DTYPES, FLOATS, UINT_OF_WIDTH, Reject, array, hlo_literal, literal_value, num_elements, parse_shape,
                      shape_text)
 
 TO_COMPLEX = {"f32": "c64", "f64": "c128"}
@@ -103,7 +103,12 @@ class StructuredOps:
         bd = ints(self.attr(ins, "broadcast_dimensions", required=True), "broadcast_dimensions")
         if any(x >= y for x, y in zip(bd, bd[1:])):
             raise Reject(f"{nm}: broadcast dimensions order is wrong: {bd} (must be strictly increasing)")
-        r = self.broadcast_to(ops[0], list(out), list(bd))
+        out = list(out)
+        # A bounded dynamic operand dimension stays dynamic where it lands (XLA's rule).
+        for k, d in enumerate(dims_of(ops[0][1])):
+            if isinstance(d, Bounded) and k < len(bd) and 0 <= bd[k] < len(out) and out[bd[k]] == d:
+                out[bd[k]] = d
+        r = self.broadcast_to(ops[0], out, list(bd))
         if r is ops[0]:
             return self.emit(r[1], f"copy({r[0]})", nm)
         return r
@@ -154,10 +159,13 @@ class StructuredOps:
         if not (len(st) == len(li) == len(sd) == len(d)):
             raise Reject(f"{nm}: Slice needs one start, limit and stride per dimension")
         out = []
-        for s, l, k in zip(st, li, sd):
+        for s, l, k, n in zip(st, li, sd, d):
             if k <= 0 or l < s:
                 raise Reject(f"{nm}: Slice needs positive strides and limit >= start")
-            out.append(-(-(l - s) // k))
+            # XLA keeps a sliced dynamic dimension dynamic (its size is then
+            # derived from the operand's), so the result is bounded too.
+            size = -(-(l - s) // k)
+            out.append(Bounded(size) if isinstance(n, Bounded) else size)
         spec = ", ".join(f"[{s}:{l}:{k}]" for s, l, k in zip(st, li, sd))
         return self.emit(array(ops[0][1][1], out), f"slice({ops[0][0]}), slice={{{spec}}}", nm)
 

@@ -12,6 +12,7 @@ BASE_KEYS = {"name", "op", "operands", "shape"}
 WINDOW = {"window_dimensions", "window_strides", "padding"}
 CONV = {"window_strides", "padding", "lhs_dilation", "rhs_dilation", "feature_group_count", "batch_group_count",
         "dimension_numbers", "preferred_element_type", "precision_config"}
+COLLECTIVE = {"replica_groups", "channel_id"}
 ATTRS = {
     "Compare": {"comparison_direction", "comparison_type", "broadcast_dimensions"},
     "Constant": {"literal"},
@@ -55,6 +56,19 @@ ATTRS = {
     "Call": {"computation", "to_apply"},
     "Conditional": {"branch_computations", "true_computation", "false_computation"},
     "While": {"condition", "body"},
+    "RngBitGenerator": {"algorithm"},
+    "GetDimensionSize": {"dimension"},
+    "SetDimensionSize": {"dimension"},
+    "CustomCall": {"target_name", "call_target_name", "opaque", "backend_config", "has_side_effect",
+                   "api_version", "operand_layouts", "output_operand_aliasing", "schedule"},
+    "AllGather": COLLECTIVE | {"all_gather_dim", "shard_count"},
+    "AllReduce": COLLECTIVE | {"computation"},
+    "ReduceScatter": COLLECTIVE | {"computation", "scatter_dimension", "shard_count"},
+    "AllToAll": COLLECTIVE | {"split_dimension", "concat_dimension", "split_count"},
+    "CollectivePermute": {"source_target_pairs", "channel_id"},
+    "CrossReplicaSum": COLLECTIVE,
+    "Send": {"channel_id"}, "SendDone": {"channel_id"}, "Recv": {"channel_id"}, "RecvDone": {"channel_id"},
+    "Infeed": {"config"}, "Outfeed": {"shape_with_layout", "outfeed_config", "config"},
 }
 ELEMENTWISE_ATTRS = {"broadcast_dimensions"}
 

@@ -10,7 +10,14 @@ import traceback
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
-os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=1")
+# One host device per replica: multi-replica cases run on up to this many.
+MAX_REPLICAS = 8
+# Replicas that never meet at a collective (a mismatch the document forbids)
+# make XLA CPU warn after 20 s, then abort after a termination timeout; both are
+# shortened so such a case ends in seconds (XLA still aborts: a crash).
+os.environ.setdefault("XLA_FLAGS", f"--xla_force_host_platform_device_count={MAX_REPLICAS} "
+                      "--xla_cpu_collective_call_warn_stuck_timeout_seconds=5 "
+                      "--xla_cpu_collective_call_terminate_timeout_seconds=5")
 
 import numpy as np  # noqa: E402
 import jax  # noqa: E402
@@ -22,15 +29,58 @@ import jaxlib._hlo as hlo_lib  # noqa: E402
 from jax._src.lib import xla_client as xc  # noqa: E402
 
 import hlo  # noqa: E402
-from xlajson import DTYPES, MAX_ELEMENTS, Reject, Unsupported, read_typed, shape_text, write_typed  # noqa: E402
+from xlajson import (DTYPES, MAX_ELEMENTS, Reject, Unsupported, has_bounded, read_typed, shape_text,  # noqa: E402
+                     write_typed)
 
 
-def compile_text(text):
+def compile_text(text, replicas=1):
     module = hlo_lib.hlo_module_from_text(text)
     stablehlo = xc._xla.mlir.hlo_to_stablehlo(module.as_serialized_hlo_module_proto())
     client = jax.devices("cpu")[0].client
     options = xc.CompileOptions()
-    return client.compile_and_load(stablehlo, jax.devices("cpu")[:1], options)
+    options.num_replicas = replicas
+    return client.compile_and_load(stablehlo, jax.devices("cpu")[:replicas], options)
+
+
+def replicated(values, devices):
+    """One argument of a multi-replica run: each replica's value on its own
+    device. The sharding claims replication, but the executable only reads
+    each device's buffer, so the values may differ per replica."""
+    shards = [jax.device_put(v, d) for v, d in zip(values, devices)]
+    mesh = jax.sharding.Mesh(np.array(devices), ("replica",))
+    sharding = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec())
+    return jax.make_array_from_single_device_arrays(values[0].shape, sharding, shards)
+
+
+def array_leaves(shape, out):
+    if shape[0] == "tuple":
+        for s in shape[1]:
+            array_leaves(s, out)
+    elif shape[0] == "array":
+        out.append(shape)
+    return out
+
+
+def result_leaves(flat, shape, sizes):
+    """The result's array leaves from XLA's output buffers. A leaf with
+    bounded dynamic dimensions is cut to its sizes (the s32 scalars the entry
+    returns after the leaves); XLA CPU writes such a result compacted, its
+    elements first in the buffer. XLA CPU returns RngBitGenerator's float or
+    signed bits in a buffer of the unsigned type of the same width, so a leaf
+    whose dtype differs from its element type is reinterpreted, not converted."""
+    shapes = array_leaves(shape, [])
+    leaves, extra = flat[:len(shapes)], flat[len(shapes):]
+    actual = [list(s[2]) for s in shapes]
+    for (k, d), size in zip(sizes, extra):
+        actual[k][d] = max(0, min(int(size), actual[k][d]))
+    for k, s in enumerate(shapes):
+        want = np.dtype(DTYPES[s[1]])
+        if leaves[k].dtype != want and leaves[k].dtype.itemsize == want.itemsize:
+            leaves[k] = leaves[k].view(want)
+        if actual[k] != list(s[2]):
+            n = int(np.prod(actual[k]))
+            leaves[k] = leaves[k].reshape(-1)[:n].reshape(actual[k])
+    return leaves
 
 
 def leaves_of(shape, value, out):
@@ -50,41 +100,62 @@ def rebuild(shape, flat):
     return flat.pop(0)
 
 
+def check_args(args, params):
+    if len(args) != len(params):
+        raise Reject(f"the entry computation takes {len(params)} arguments, got {len(args)}")
+    for i, ((s, _), p) in enumerate(zip(args, params)):
+        if s != p or has_bounded(s) != has_bounded(p):
+            raise Reject(f"argument {i} has shape {shape_text(s)}, the parameter {shape_text(p)}")
+
+
 def run(req):
-    if req.get("replicas", 1) != 1 or "replica_args" in req:
-        raise Unsupported("multi-replica cases")
+    replicas = req.get("replicas", 1)
+    if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 1:
+        raise Reject(f"`replicas` must be a positive integer, got {replicas!r}")
+    if replicas > MAX_REPLICAS:
+        raise Unsupported(f"{replicas} replicas: the adapter runs at most {MAX_REPLICAS} host devices")
     if req.get("infeed"):
-        raise Unsupported("infeed")
+        raise Unsupported("infeed: jaxlib's PJRT CPU client offers no way to fill the infeed queue")
     module = req.get("module")
     if isinstance(module, str):
         raise Unsupported("HLO text modules are not translated (run them on XLA directly)")
     try:
-        m = hlo.Module(module)
+        m = hlo.Module(module, replicas)
         text, params, leaf_shapes, result = m.translate()
         module_too_big = [m.too_big]
     except RecursionError:
         raise Reject("module nested too deeply")
-    args = [read_typed(a) for a in req.get("args", [])]
-    if len(args) != len(params):
-        raise Reject(f"the entry computation takes {len(params)} arguments, got {len(args)}")
-    for i, ((s, _), p) in enumerate(zip(args, params)):
-        if s != p:
-            raise Reject(f"argument {i} has shape {shape_text(s)}, the parameter {shape_text(p)}")
-    leaves = []
-    for s, v in args:
-        leaves_of(s, v, leaves)
+    if any(has_bounded(p) for p in params):
+        raise Unsupported("parameters with bounded dynamic dimensions: jaxlib's execute takes static buffers only")
+    # Without replica_args every replica takes `args` (FORMAT.md section 4).
+    arg_lists = req.get("replica_args") if "replica_args" in req else [req.get("args", [])] * replicas
+    if not isinstance(arg_lists, list) or len(arg_lists) != replicas:
+        raise Reject(f"`replica_args` must hold one argument list for each of the {replicas} replicas")
+    per_replica = []
+    for arg_list in arg_lists:
+        args = [read_typed(a) for a in arg_list]
+        check_args(args, params)
+        leaves = []
+        for s, v in args:
+            leaves_of(s, v, leaves)
+        per_replica.append([np.asarray(v, dtype=DTYPES[s[1]]) for s, v in leaves])
     try:
-        exe = compile_text(text)
+        exe = compile_text(text, replicas)
     except Exception as e:  # XLA's parser or verifier rejected the module
-        raise Reject(f"XLA rejects the module: {str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__}")
+        msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise Reject(f"XLA rejects the module: {msg}")
     if module_too_big[0] is not None:
         raise Unsupported(f"{shape_text(module_too_big[0])} is larger than the adapter's limit of {MAX_ELEMENTS} elements")
-    dev = jax.devices("cpu")[0]
-    bufs = [jax.device_put(np.asarray(v, dtype=DTYPES[s[1]]), dev) for s, v in leaves]
+    devices = jax.devices("cpu")[:replicas]
+    bufs = [replicated([vals[i] for vals in per_replica], devices) for i in range(len(leaf_shapes))]
     out = exe.execute_sharded(bufs).disassemble_into_single_device_arrays()
-    flat = [np.asarray(o[0]) for o in out]
-    value = rebuild(result, flat)
-    return write_typed(result, value)
+    values = []
+    for r in range(replicas):
+        flat = result_leaves([np.asarray(o[r]) for o in out], result, m.dynamic_sizes)
+        values.append(write_typed(result, rebuild(result, flat)))
+    if replicas > 1:
+        return {"per_replica": values}
+    return values[0]
 
 
 def main():

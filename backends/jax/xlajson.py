@@ -38,6 +38,21 @@ UINT_OF_WIDTH = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 MAX_ELEMENTS = 1 << 26
 
 
+class Bounded(int):
+    """A bounded dynamic dimension `<=N` (FORMAT.md section 1). It compares
+    as its bound N, so the adapter's static shape inference carries it
+    through every op that copies dimensions; shape_text spells it `<=N`."""
+
+    def __repr__(self):
+        return f"<={int(self)}"
+
+
+def has_bounded(s):
+    if s[0] == "tuple":
+        return any(has_bounded(e) for e in s[1])
+    return s[0] == "array" and any(isinstance(d, Bounded) for d in s[2])
+
+
 def array(etype, dims):
     return ("array", etype, tuple(dims))
 
@@ -93,10 +108,10 @@ def _shape(toks, i, text):
     i += 2
     dims = []
     while toks[i] != "]":
-        if toks[i] == "<=":
-            raise Unsupported("bounded dynamic dimensions")
+        bounded = toks[i] == "<="
+        i += bounded
         try:
-            dims.append(int(toks[i]))
+            dims.append(Bounded(toks[i]) if bounded else int(toks[i]))
         except ValueError:
             raise Reject(f"bad shape `{text}`")
         i += 1
@@ -120,7 +135,7 @@ def shape_text(s):
         return "(" + ", ".join(shape_text(e) for e in s[1]) + ")"
     if s[0] == "token":
         return "token[]"
-    return f"{s[1]}[{','.join(str(d) for d in s[2])}]"
+    return f"{s[1]}[{','.join(repr(d) if isinstance(d, Bounded) else str(d) for d in s[2])}]"
 
 
 def num_elements(dims):
