@@ -6,6 +6,7 @@
 pub mod custom_call;
 pub mod error;
 pub mod eval;
+pub mod hlo;
 pub mod ir;
 pub mod json;
 pub mod literal;

@@ -28,7 +28,7 @@ pub enum Expected {
 pub struct Case {
     pub name: String,
     pub source: Option<String>,
-    /// The module as written: a JSON module object or HLO text.
+    /// The module: a JSON module object (HLO text is imported when read).
     pub module: Value,
     pub args: Vec<Literal>,
     pub replicas: usize,
@@ -120,7 +120,12 @@ pub fn read_case(v: &Value, path: &Path, options: &RunOptions) -> Result<Case, S
     }
     let max = options.limits.max_elements;
     let name = obj.get("name").and_then(Value::as_str).unwrap_or("(unnamed)").to_string();
-    let module = obj.get("module").cloned().ok_or("a case needs a `module`")?;
+    let module = match obj.get("module").cloned().ok_or("a case needs a `module`")? {
+        // HLO text (FORMAT.md §4) is imported once, here: everything
+        // downstream (engines, lockstep runs, backends) sees the JSON module.
+        Value::String(text) => xlaref_reference::hlo::hlo_to_json(&text).map_err(|e| format!("{}: {e}", path.key("module").as_str()))?,
+        m => m,
+    };
     let args = literal_list(obj.get("args"), &path.key("args"), max)?;
     let replicas = match obj.get("replicas") {
         None => 1,
@@ -190,10 +195,8 @@ pub fn run_case(case: &Case, engine: &dyn Engine, options: &RunOptions) -> Outco
         return run_replicated_case(case, engine, options);
     }
     let result = (|| {
-        let module = match &case.module {
-            Value::String(_) => return Err("HLO text modules are not supported yet".to_string()),
-            m => json::read_module(m, &Path::new("module"), options.read_options()).map_err(|e| format!("read error: {e}"))?,
-        };
+        let module =
+            json::read_module(&case.module, &Path::new("module"), options.read_options()).map_err(|e| format!("read error: {e}"))?;
         let verified = verify::verify(module, &options.verify_options()).map_err(|e| format!("verify error: {e}"))?;
         xlaref_reference::replicas::check_module(&verified, 1).map_err(|e| format!("run error: {e}"))?;
         // A panic is a bug in an engine; report it as this case's failure
@@ -234,12 +237,9 @@ fn run_replicated_case(case: &Case, engine: &dyn Engine, options: &RunOptions) -
         Some(lists) => lists.clone(),
         None => vec![case.args.clone(); n],
     };
-    let module = match &case.module {
-        Value::String(_) => return failed("HLO text modules are not supported yet".to_string()),
-        m => match json::read_module(m, &Path::new("module"), options.read_options()) {
-            Ok(m) => m,
-            Err(e) => return failed(format!("read error: {e}")),
-        },
+    let module = match json::read_module(&case.module, &Path::new("module"), options.read_options()) {
+        Ok(m) => m,
+        Err(e) => return failed(format!("read error: {e}")),
     };
     let verified = match verify::verify(module, &options.verify_options()) {
         Ok(v) => v,

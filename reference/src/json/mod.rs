@@ -18,6 +18,18 @@ use crate::error::ReadError;
 use crate::ir::Module;
 
 /// Parses a module from JSON text.
+///
+/// HLO text (`HloModule ...`) is read through the HLO importer
+/// ([`crate::hlo`]), so every command that takes a module file takes both.
 pub fn parse_module(text: &str, options: ReadOptions) -> Result<Module, ReadError> {
-    read_module(&parse_json(text)?, &Path::root(), options)
+    read_module(&module_value(text)?, &Path::root(), options)
+}
+
+/// A module file's text as an xla-json/1 module object: JSON as it is, HLO
+/// text imported.
+pub fn module_value(text: &str) -> Result<serde_json::Value, ReadError> {
+    if crate::hlo::is_hlo_text(text) {
+        return crate::hlo::hlo_to_json(text).map_err(|e| ReadError::new(format!("line {} column {}", e.line, e.column), e.message));
+    }
+    parse_json(text)
 }

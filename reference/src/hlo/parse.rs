@@ -1,0 +1,201 @@
+//! The structure of an HLO module: the header, computations (`ENTRY`,
+//! `ROOT`), and instruction lines `[ROOT] name = shape opcode(operands),
+//! attr=value, ...`.
+
+use std::collections::HashMap;
+
+use serde_json::{json, Map, Value};
+
+use super::cursor::Cursor;
+use super::ops;
+use super::HloError;
+
+/// One instruction line, read but not yet mapped onto an op.
+pub struct Instr<'a> {
+    pub name: String,
+    pub shape: String,
+    pub opcode: &'a str,
+    pub operands: Vec<String>,
+    /// The text inside `constant(...)` / `parameter(...)`, at its position.
+    pub payload: Option<Cursor<'a>>,
+    pub attrs: Vec<(&'a str, &'a str)>,
+    pub root: bool,
+    /// At the opcode, for errors.
+    pub at: Cursor<'a>,
+}
+
+impl<'a> Instr<'a> {
+    pub fn attr(&self, key: &str) -> Option<&'a str> {
+        self.attrs.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+    }
+
+    pub fn error(&self, message: impl Into<String>) -> HloError {
+        self.at.error(message)
+    }
+}
+
+/// A computation as read: its name and instruction lines.
+struct Comp<'a> {
+    name: String,
+    entry: bool,
+    instrs: Vec<Instr<'a>>,
+    at: Cursor<'a>,
+}
+
+/// A computation already mapped: its params, JSON instructions and root, kept
+/// for fusions that inline it.
+pub struct Mapped {
+    pub params: Vec<(usize, String, String)>,
+    pub instructions: Vec<Value>,
+    pub root: String,
+}
+
+/// Reads a whole HLO module into an xla-json/1 module object.
+pub fn parse_hlo(text: &str) -> Result<Value, HloError> {
+    let comps = computations(text)?;
+    let mut mapped: HashMap<String, Mapped> = HashMap::new();
+    let mut out = Map::new();
+    let mut entry = None;
+    for comp in &comps {
+        let m = map_computation(comp, &mapped)?;
+        let params: Vec<Value> = m.params.iter().map(|(_, n, s)| json!({"name": n, "shape": s})).collect();
+        out.insert(comp.name.clone(), json!({"params": params, "instructions": m.instructions, "root": m.root}));
+        if comp.entry {
+            entry = Some(comp.name.clone());
+        }
+        mapped.insert(comp.name.clone(), m);
+    }
+    let entry = match (entry, comps.last()) {
+        (Some(e), _) => e,
+        (None, Some(last)) => last.name.clone(),
+        (None, None) => return Err(HloError { line: 1, column: 1, message: "no computation in the module".into() }),
+    };
+    Ok(json!({"format": "xla-json/1", "entry": entry, "computations": out}))
+}
+
+fn computations(text: &str) -> Result<Vec<Comp<'_>>, HloError> {
+    let mut comps: Vec<Comp> = Vec::new();
+    let mut open: Option<Comp> = None;
+    let mut seen_header = false;
+    for (i, line) in text.lines().enumerate() {
+        let n = i + 1;
+        let trimmed = line.trim();
+        let c = Cursor::new(line, n);
+        if trimmed.is_empty() || trimmed.starts_with("//") {
+            continue;
+        }
+        if trimmed.starts_with("HloModule") {
+            if seen_header || !comps.is_empty() || open.is_some() {
+                return Err(c.error("a second `HloModule` header"));
+            }
+            seen_header = true;
+            continue;
+        }
+        if trimmed == "}" {
+            let done = open.take().ok_or_else(|| c.error("`}` closes no computation"))?;
+            comps.push(done);
+            continue;
+        }
+        if let Some(comp) = open.as_mut() {
+            comp.instrs.push(instruction(line, n)?);
+            continue;
+        }
+        if !trimmed.ends_with('{') {
+            return Err(c.error("expected a computation header `[ENTRY] name [(params) -> shape] {`"));
+        }
+        let mut h = Cursor::new(line, n);
+        let entry = h.eat("ENTRY ");
+        let name = h.name()?.to_string();
+        open = Some(Comp { name, entry, instrs: Vec::new(), at: h });
+    }
+    if let Some(comp) = open {
+        return Err(comp.at.error(format!("computation `{}` is not closed by `}}`", comp.name)));
+    }
+    if !seen_header && comps.is_empty() {
+        return Err(HloError { line: 1, column: 1, message: "not an HLO module (no `HloModule` header)".into() });
+    }
+    Ok(comps)
+}
+
+/// `[ROOT] name = shape opcode(operands), attr=value, ...`
+fn instruction(line: &str, n: usize) -> Result<Instr<'_>, HloError> {
+    let mut c = Cursor::new(line, n);
+    let root = c.eat("ROOT ");
+    let name = c.name()?.to_string();
+    c.expect("=")?;
+    let shape = c.shape()?;
+    c.skip_ws();
+    let at = c.clone();
+    let opcode = c.name()?;
+    let mut operands = Vec::new();
+    let mut payload = None;
+    if matches!(opcode, "constant" | "parameter") {
+        let mut inner = c.clone();
+        c.balanced()?;
+        inner.expect("(")?;
+        payload = Some(inner);
+    } else {
+        c.expect("(")?;
+        if !c.eat(")") {
+            loop {
+                operands.push(operand(&mut c)?);
+                if c.eat(")") {
+                    break;
+                }
+                c.expect(",")?;
+            }
+        }
+    }
+    let mut attrs = Vec::new();
+    while c.eat(",") {
+        let key = c.name()?;
+        c.expect("=")?;
+        attrs.push((key, c.attribute_value()?));
+    }
+    if !c.at_end() {
+        return Err(c.error(format!("unexpected `{}` after the instruction", c.rest().chars().take(20).collect::<String>())));
+    }
+    Ok(Instr { name, shape, opcode, operands, payload, attrs, root, at })
+}
+
+/// An operand: a name, possibly preceded by its shape (`f32[2]{0} %x`).
+fn operand(c: &mut Cursor) -> Result<String, HloError> {
+    let mut probe = c.clone();
+    if probe.peek() == Some('(') {
+        c.shape()?;
+        return Ok(c.name()?.to_string());
+    }
+    probe.name()?;
+    if probe.rest().starts_with('[') {
+        c.shape()?;
+    }
+    Ok(c.name()?.to_string())
+}
+
+fn map_computation(comp: &Comp, done: &HashMap<String, Mapped>) -> Result<Mapped, HloError> {
+    let mut params = Vec::new();
+    let mut instructions = Vec::new();
+    let mut shapes: HashMap<String, String> = HashMap::new();
+    let mut root = None;
+    for instr in &comp.instrs {
+        shapes.insert(instr.name.clone(), instr.shape.clone());
+        if instr.root {
+            root = Some(instr.name.clone());
+        }
+        if instr.opcode == "parameter" {
+            let mut p = instr.payload.clone().ok_or_else(|| instr.error("parameter needs a number"))?;
+            let number = p.name()?.parse::<usize>().map_err(|_| instr.error("parameter number is not an integer"))?;
+            params.push((number, instr.name.clone(), instr.shape.clone()));
+            continue;
+        }
+        instructions.extend(ops::map(instr, &shapes, done)?);
+    }
+    params.sort_by_key(|p| p.0);
+    for (i, p) in params.iter().enumerate() {
+        if p.0 != i {
+            return Err(comp.at.error(format!("computation `{}` has no parameter({i})", comp.name)));
+        }
+    }
+    let root = root.or_else(|| comp.instrs.last().map(|i| i.name.clone())).ok_or_else(|| comp.at.error("an empty computation"))?;
+    Ok(Mapped { params, instructions, root })
+}
