@@ -3,3 +3,4 @@
 pub mod cli;
 pub mod gen;
 pub mod harness;
+pub mod npy;

@@ -1,4 +1,5 @@
-//! `xlaref eval MODULE.json [--args ARGS.json] [--arg SHAPE=VALUE]...`
+//! `xlaref eval MODULE [--args ARGS.json] [--arg SHAPE=VALUE]... [--arg-npy X.npy]... [--out-npy Y.npy]`;
+//! MODULE is xla-json/1 or HLO text.
 
 use clap::Args;
 use serde_json::Value;
@@ -10,6 +11,7 @@ use xlaref_reference::verify;
 
 use super::{read_text, LimitArgs, EXIT_BAD_INPUT, EXIT_FAILURE};
 use crate::harness::engine;
+use crate::npy;
 
 #[derive(Args, Debug)]
 pub struct EvalArgs {
@@ -21,6 +23,15 @@ pub struct EvalArgs {
     /// One argument as `SHAPE=VALUE`, e.g. 'f32[2]=[1,2]' (repeatable, in order).
     #[arg(long = "arg")]
     pub arg: Vec<String>,
+    /// One argument from a numpy `.npy` file (repeatable; after `--args` and
+    /// `--arg`, in parameter order). bf16/f8 arrays saved by numpy as raw
+    /// `V2`/`V1` take the parameter's element type.
+    #[arg(long = "arg-npy")]
+    pub arg_npy: Vec<String>,
+    /// Also write the result as a `.npy` file (a tuple result as
+    /// `PATH.0.npy`, `PATH.1.npy`, ... with PATH's `.npy` removed).
+    #[arg(long = "out-npy")]
+    pub out_npy: Option<String>,
     /// Which engine evaluates: reference or fast.
     #[arg(long, default_value = "reference")]
     pub engine: String,
@@ -57,7 +68,7 @@ fn bad(message: String) -> i32 {
 }
 
 /// The arguments from `--args` then `--arg`, in order.
-fn read_args(a: &EvalArgs) -> Result<Vec<Literal>, String> {
+fn read_args(a: &EvalArgs, params: &[Shape]) -> Result<Vec<Literal>, String> {
     let max = a.limits.max_elements;
     let mut out = Vec::new();
     if let Some(file) = &a.args {
@@ -76,6 +87,10 @@ fn read_args(a: &EvalArgs) -> Result<Vec<Literal>, String> {
         let shape = Shape::parse(shape_text.trim()).map_err(|e| format!("--arg `{spec}`: {e}"))?;
         let value = json::parse_json(value_text).map_err(|e| format!("--arg `{spec}`: {e}"))?;
         out.push(json::read_literal(&value, &shape, &Path::new("--arg"), max).map_err(|e| format!("--arg `{spec}`: {e}"))?);
+    }
+    for path in &a.arg_npy {
+        let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+        out.push(npy::read_npy(&bytes, params.get(out.len()), max).map_err(|e| format!("--arg-npy {path}: {e}"))?);
     }
     Ok(out)
 }
@@ -148,6 +163,27 @@ fn run_replicated(
     0
 }
 
+/// The `--out-npy` file(s) of a result.
+fn write_out_npy(path: &str, result: &Literal) -> Result<(), String> {
+    let write = |p: &str, a: &xlaref_reference::literal::ArrayLiteral| {
+        std::fs::write(p, npy::write_npy(a)).map_err(|e| format!("cannot write {p}: {e}"))
+    };
+    match result {
+        Literal::Array(a) => write(path, a),
+        Literal::Tuple(items) => {
+            let stem = path.strip_suffix(".npy").unwrap_or(path);
+            for (i, item) in items.iter().enumerate() {
+                match item {
+                    Literal::Array(a) => write(&format!("{stem}.{i}.npy"), a)?,
+                    _ => return Err(format!("--out-npy: tuple element {i} is not an array")),
+                }
+            }
+            Ok(())
+        }
+        Literal::Token => Err("--out-npy: the result is a token".into()),
+    }
+}
+
 /// The infeed queue from `--infeed`.
 fn read_infeed(a: &EvalArgs) -> Result<Vec<Literal>, String> {
     let Some(file) = &a.infeed else { return Ok(vec![]) };
@@ -184,7 +220,7 @@ pub fn run(a: EvalArgs) -> i32 {
         Ok(v) => v,
         Err(e) => return bad(format!("verify error: {e}")),
     };
-    let args = match read_args(&a) {
+    let args = match read_args(&a, &verified.entry_signature().params) {
         Ok(v) => v,
         Err(e) => return bad(e),
     };
@@ -214,6 +250,11 @@ pub fn run(a: EvalArgs) -> i32 {
     }
     match result {
         Ok(result) => {
+            if let Some(path) = &a.out_npy {
+                if let Err(e) = write_out_npy(path, &result) {
+                    return bad(e);
+                }
+            }
             let out = json::write_typed_literal(&result, WriteOptions { exact_bits: a.exact_bits });
             println!("{out}");
             0

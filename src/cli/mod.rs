@@ -6,6 +6,7 @@ mod check;
 pub mod conform;
 mod eval;
 mod fuzz;
+mod import;
 mod verify;
 
 use std::time::{Duration, Instant};
@@ -42,6 +43,8 @@ pub enum Command {
     Fuzz(fuzz::FuzzArgs),
     /// Time the benchmark workloads on both engines (docs/performance.md).
     Bench(bench::BenchArgs),
+    /// Import an HLO text module (an XLA dump) as an xla-json/1 module.
+    Import(import::ImportArgs),
 }
 
 /// Bounds on every run, so no input can hang the tool or exhaust memory.
@@ -76,6 +79,7 @@ pub fn main_with(cli: Cli) -> i32 {
         Command::Verify(a) => verify::run(a),
         Command::Fuzz(a) => fuzz::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Import(a) => import::run(a),
     }
 }
 

@@ -1,0 +1,60 @@
+//! `xlaref import FILE.hlo [-o FILE.json]`: an HLO text module (an XLA dump,
+//! `jax.jit(f).lower(x).compiler_ir("hlo").as_hlo_text()`) written as the
+//! equivalent xla-json/1 module. The module is verified first, so what is
+//! written is a module the engines run.
+
+use clap::Args;
+use xlaref_reference::json::{self, Path, ReadOptions};
+use xlaref_reference::verify::{self, VerifyOptions};
+
+use super::{read_text, EXIT_BAD_INPUT};
+
+#[derive(Args, Debug)]
+pub struct ImportArgs {
+    /// The HLO text module.
+    pub module: String,
+    /// Where to write the xla-json/1 module (default: standard output).
+    #[arg(short, long)]
+    pub output: Option<String>,
+    /// Largest number of elements of any value.
+    #[arg(long, default_value_t = 1 << 28)]
+    pub max_elements: i64,
+}
+
+fn import(a: &ImportArgs) -> Result<String, String> {
+    let text = read_text(&a.module)?;
+    if !xlaref_reference::hlo::is_hlo_text(&text) {
+        return Err(format!("{}: not an HLO text module (its first line is not `HloModule ...`)", a.module));
+    }
+    let value = xlaref_reference::hlo::hlo_to_json(&text).map_err(|e| format!("{}: {e}", a.module))?;
+    let module = json::read_module(&value, &Path::root(), ReadOptions { max_elements: a.max_elements })
+        .map_err(|e| format!("{}: read error: {e}", a.module))?;
+    let verified =
+        verify::verify(module, &VerifyOptions { max_elements: a.max_elements }).map_err(|e| format!("{}: verify error: {e}", a.module))?;
+    // Written through the module writer: the canonical form `xlaref eval` reads.
+    let written = json::write_module(verified.module());
+    Ok(serde_json::to_string_pretty(&written).unwrap_or_default() + "\n")
+}
+
+pub fn run(a: ImportArgs) -> i32 {
+    let text = match import(&a) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_BAD_INPUT;
+        }
+    };
+    match &a.output {
+        None => {
+            print!("{text}");
+            0
+        }
+        Some(path) => match std::fs::write(path, text) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("error: cannot write {path}: {e}");
+                EXIT_BAD_INPUT
+            }
+        },
+    }
+}

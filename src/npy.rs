@@ -1,0 +1,299 @@
+//! numpy `.npy` files as arguments and results (`xlaref eval --arg-npy`,
+//! `--out-npy`).
+//!
+//! The format (numpy's `lib/format.py`, versions 1.0–3.0): the magic
+//! `\x93NUMPY`, a version, a little-endian header length, a Python dict
+//! `{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }`, then the
+//! elements. Element types come from `descr`; numpy has no bf16 or f8, so
+//! those (what `ml_dtypes` arrays become when saved by numpy) are raw void
+//! `|V2` / `|V1`, and take their type from the parameter they are bound to.
+//! Written by hand rather than through a crate: it is a hundred lines, and
+//! the raw void types are exactly the corner such crates leave out.
+
+use half::{bf16, f16};
+use num_complex::Complex;
+use xlaref_reference::literal::{ArrayLiteral, Data, Literal};
+use xlaref_reference::numerics::f8::{F8E4M3FN, F8E5M2};
+use xlaref_reference::types::{ElementType, Shape};
+
+const MAGIC: &[u8] = b"\x93NUMPY";
+
+/// numpy's `descr` of an element type (little-endian), or the raw void of
+/// its width for types numpy lacks.
+fn descr(t: ElementType) -> &'static str {
+    use ElementType as E;
+    match t {
+        E::Pred => "|b1",
+        E::S8 => "|i1",
+        E::S16 => "<i2",
+        E::S32 => "<i4",
+        E::S64 => "<i8",
+        E::U8 => "|u1",
+        E::U16 => "<u2",
+        E::U32 => "<u4",
+        E::U64 => "<u8",
+        E::F16 => "<f2",
+        E::F32 => "<f4",
+        E::F64 => "<f8",
+        E::C64 => "<c8",
+        E::C128 => "<c16",
+        E::BF16 => "|V2",
+        E::F8E4M3FN | E::F8E5M2 => "|V1",
+    }
+}
+
+/// The element type of a `descr`; a raw void takes the declared type when
+/// its width matches. Also whether the bytes are big-endian.
+fn element_type(d: &str, declared: Option<ElementType>) -> Result<(ElementType, bool), String> {
+    use ElementType as E;
+    let big = d.starts_with('>');
+    let body = d.trim_start_matches(['<', '>', '|', '=']);
+    let t = match body {
+        "b1" => E::Pred,
+        "i1" => E::S8,
+        "i2" => E::S16,
+        "i4" => E::S32,
+        "i8" => E::S64,
+        "u1" => E::U8,
+        "u2" => E::U16,
+        "u4" => E::U32,
+        "u8" => E::U64,
+        "f2" => E::F16,
+        "f4" => E::F32,
+        "f8" => E::F64,
+        "c8" => E::C64,
+        "c16" => E::C128,
+        "V2" | "V1" => match declared {
+            Some(t @ E::BF16) if body == "V2" => t,
+            Some(t @ (E::F8E4M3FN | E::F8E5M2)) if body == "V1" => t,
+            _ => return Err(format!("raw `{d}` elements need a bf16 (V2) or f8 (V1) parameter to say their type")),
+        },
+        _ => return Err(format!("numpy dtype `{d}` has no xlaref element type")),
+    };
+    Ok((t, big))
+}
+
+/// The value of `key` in the header dict, as text.
+fn header_field<'a>(header: &'a str, key: &str) -> Result<&'a str, String> {
+    let at = header.find(&format!("'{key}'")).ok_or_else(|| format!("the .npy header has no '{key}'"))?;
+    let rest = header[at + key.len() + 2..].trim_start().strip_prefix(':').ok_or("malformed .npy header")?.trim_start();
+    let end = if rest.starts_with('(') { rest.find(')').map(|i| i + 1) } else { rest.find([',', '}']) };
+    Ok(rest[..end.ok_or("malformed .npy header")?].trim())
+}
+
+/// Reads a `.npy` file's bytes as a literal; `declared` is the parameter's
+/// shape it will be bound to (for raw bf16/f8 and a clear mismatch error).
+pub fn read_npy(bytes: &[u8], declared: Option<&Shape>, max_elements: i64) -> Result<Literal, String> {
+    let rest = bytes.strip_prefix(MAGIC).ok_or("not a .npy file (no \\x93NUMPY magic)")?;
+    let (major, rest) = rest.split_first().ok_or("truncated .npy file")?;
+    let rest = rest.get(1..).ok_or("truncated .npy file")?;
+    let (len, rest) = match major {
+        1 => (u16::from_le_bytes([rest.first().copied().unwrap_or(0), rest.get(1).copied().unwrap_or(0)]) as usize, rest.get(2..)),
+        2 | 3 => {
+            let b: [u8; 4] = rest.get(..4).and_then(|b| b.try_into().ok()).ok_or("truncated .npy file")?;
+            (u32::from_le_bytes(b) as usize, rest.get(4..))
+        }
+        v => return Err(format!(".npy version {v} is not supported")),
+    };
+    let rest = rest.ok_or("truncated .npy file")?;
+    let header = std::str::from_utf8(rest.get(..len).ok_or("truncated .npy header")?).map_err(|_| "the .npy header is not text")?;
+    let data = &rest[len..];
+    let declared_array = declared.and_then(Shape::as_array);
+    let (t, big) = element_type(header_field(header, "descr")?.trim_matches(['\'', '"']), declared_array.map(|s| s.element_type))?;
+    let fortran = header_field(header, "fortran_order")? == "True";
+    let dims: Vec<i64> = header_field(header, "shape")?
+        .trim_matches(['(', ')'])
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse::<i64>().map_err(|_| format!("bad .npy shape entry `{s}`")))
+        .collect::<Result<_, _>>()?;
+    let count = dims
+        .iter()
+        .try_fold(1i64, |n, &d| n.checked_mul(d))
+        .filter(|&n| n <= max_elements)
+        .ok_or("the .npy array is larger than --max-elements")?;
+    let width = t.byte_width();
+    let need = count as usize * width;
+    let raw = data.get(..need).ok_or_else(|| format!("the .npy file holds {} bytes of data, its shape needs {need}", data.len()))?;
+    let mut elements: Vec<&[u8]> = raw.chunks(width).collect();
+    if fortran {
+        elements = row_major(&elements, &dims);
+    }
+    let literal = ArrayLiteral::new(dims, decode(t, &elements, big));
+    if let Some(shape) = declared_array {
+        if shape.dims != literal.shape.dims || shape.element_type != t {
+            return Err(format!("the .npy array is {}, the parameter is {}", literal.shape, shape));
+        }
+    }
+    Ok(Literal::Array(literal))
+}
+
+/// Column-major elements reordered row-major.
+fn row_major<'a>(elements: &[&'a [u8]], dims: &[i64]) -> Vec<&'a [u8]> {
+    let n = elements.len();
+    let mut out = Vec::with_capacity(n);
+    let mut index = vec![0i64; dims.len()];
+    for _ in 0..n {
+        let (mut pos, mut stride) = (0i64, 1i64);
+        for (i, d) in index.iter().zip(dims) {
+            pos += i * stride;
+            stride *= d;
+        }
+        out.push(elements[pos as usize]);
+        for k in (0..dims.len()).rev() {
+            index[k] += 1;
+            if index[k] < dims[k] {
+                break;
+            }
+            index[k] = 0;
+        }
+    }
+    out
+}
+
+fn decode(t: ElementType, elements: &[&[u8]], big: bool) -> Data {
+    use ElementType as E;
+    fn le<const N: usize>(b: &[u8], big: bool) -> [u8; N] {
+        let mut a = [0u8; N];
+        a.copy_from_slice(&b[..N]);
+        if big {
+            a.reverse();
+        }
+        a
+    }
+    macro_rules! each {
+        ($f:expr) => {
+            elements.iter().map(|b| $f(b)).collect()
+        };
+    }
+    match t {
+        E::Pred => Data::Pred(each!(|b: &[u8]| b[0] != 0)),
+        E::S8 => Data::S8(each!(|b: &[u8]| b[0] as i8)),
+        E::U8 => Data::U8(each!(|b: &[u8]| b[0])),
+        E::S16 => Data::S16(each!(|b: &[u8]| i16::from_le_bytes(le(b, big)))),
+        E::U16 => Data::U16(each!(|b: &[u8]| u16::from_le_bytes(le(b, big)))),
+        E::S32 => Data::S32(each!(|b: &[u8]| i32::from_le_bytes(le(b, big)))),
+        E::U32 => Data::U32(each!(|b: &[u8]| u32::from_le_bytes(le(b, big)))),
+        E::S64 => Data::S64(each!(|b: &[u8]| i64::from_le_bytes(le(b, big)))),
+        E::U64 => Data::U64(each!(|b: &[u8]| u64::from_le_bytes(le(b, big)))),
+        E::F16 => Data::F16(each!(|b: &[u8]| f16::from_bits(u16::from_le_bytes(le(b, big))))),
+        E::BF16 => Data::BF16(each!(|b: &[u8]| bf16::from_bits(u16::from_le_bytes(le(b, false))))),
+        E::F32 => Data::F32(each!(|b: &[u8]| f32::from_le_bytes(le(b, big)))),
+        E::F64 => Data::F64(each!(|b: &[u8]| f64::from_le_bytes(le(b, big)))),
+        E::C64 => Data::C64(each!(|b: &[u8]| Complex::new(f32::from_le_bytes(le(b, big)), f32::from_le_bytes(le(&b[4..], big))))),
+        E::C128 => Data::C128(each!(|b: &[u8]| Complex::new(f64::from_le_bytes(le(b, big)), f64::from_le_bytes(le(&b[8..], big))))),
+        E::F8E4M3FN => Data::F8E4M3FN(each!(|b: &[u8]| F8E4M3FN::from_bits(b[0]))),
+        E::F8E5M2 => Data::F8E5M2(each!(|b: &[u8]| F8E5M2::from_bits(b[0]))),
+    }
+}
+
+fn encode(data: &Data) -> Vec<u8> {
+    match data {
+        Data::Pred(v) => v.iter().map(|&b| b as u8).collect(),
+        Data::S8(v) => v.iter().map(|&x| x as u8).collect(),
+        Data::U8(v) => v.clone(),
+        Data::S16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        Data::U16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        Data::S32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        Data::U32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        Data::S64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        Data::U64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        Data::F16(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
+        Data::BF16(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
+        Data::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        Data::F64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        Data::C64(v) => v.iter().flat_map(|z| [z.re.to_le_bytes(), z.im.to_le_bytes()].concat()).collect(),
+        Data::C128(v) => v.iter().flat_map(|z| [z.re.to_le_bytes(), z.im.to_le_bytes()].concat()).collect(),
+        Data::F8E4M3FN(v) => v.iter().map(|x| x.to_bits()).collect(),
+        Data::F8E5M2(v) => v.iter().map(|x| x.to_bits()).collect(),
+    }
+}
+
+/// An array as a version 1.0 `.npy` file (C order, little-endian).
+pub fn write_npy(a: &ArrayLiteral) -> Vec<u8> {
+    let dims: Vec<String> = a.dims().iter().map(i64::to_string).collect();
+    let shape = if dims.len() == 1 { format!("({},)", dims[0]) } else { format!("({})", dims.join(", ")) };
+    let mut header = format!("{{'descr': '{}', 'fortran_order': False, 'shape': {shape}, }}", descr(a.element_type()));
+    // The data starts on a 64-byte boundary; the header ends with '\n'.
+    let unpadded = MAGIC.len() + 2 + 2 + header.len() + 1;
+    header.push_str(&" ".repeat((64 - unpadded % 64) % 64));
+    header.push('\n');
+    let mut out = Vec::with_capacity(unpadded + 64 + a.element_count() * a.element_type().byte_width());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&[1, 0]);
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    out.extend_from_slice(&encode(&a.data));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use xlaref_reference::types::ArrayShape;
+
+    fn round_trip(a: ArrayLiteral) {
+        let bytes = write_npy(&a);
+        let declared = Shape::Array(ArrayShape { element_type: a.element_type(), dims: a.dims().to_vec(), dynamic: vec![] });
+        let back = read_npy(&bytes, Some(&declared), 1 << 20).expect("reads back");
+        assert_eq!(back, Literal::Array(a));
+        assert_eq!((MAGIC.len() + 4 + u16::from_le_bytes([bytes[8], bytes[9]]) as usize) % 64, 0);
+    }
+
+    #[test]
+    fn every_element_type_round_trips() {
+        round_trip(ArrayLiteral::from_vec(vec![2, 2], vec![true, false, false, true]));
+        round_trip(ArrayLiteral::from_vec(vec![3], vec![-1i8, 0, 127]));
+        round_trip(ArrayLiteral::from_vec(vec![2], vec![i16::MIN, 7]));
+        round_trip(ArrayLiteral::from_vec(vec![1, 2], vec![-5i32, i32::MAX]));
+        round_trip(ArrayLiteral::from_vec(vec![2], vec![i64::MIN, 3]));
+        round_trip(ArrayLiteral::from_vec(vec![2], vec![0u8, 255]));
+        round_trip(ArrayLiteral::from_vec(vec![2], vec![0u16, 65535]));
+        round_trip(ArrayLiteral::from_vec(vec![2], vec![1u32, u32::MAX]));
+        round_trip(ArrayLiteral::from_vec(vec![2], vec![1u64, u64::MAX]));
+        round_trip(ArrayLiteral::from_vec(vec![2], vec![f16::from_f32(1.5), f16::NEG_INFINITY]));
+        round_trip(ArrayLiteral::from_vec(vec![2], vec![bf16::from_f32(-2.0), bf16::from_f32(3.0e38)]));
+        round_trip(ArrayLiteral::from_vec(vec![2, 3], vec![0.5f32, -0.0, f32::INFINITY, 1e-45, 3.0, -7.25]));
+        round_trip(ArrayLiteral::from_vec(vec![], vec![std::f64::consts::PI]));
+        round_trip(ArrayLiteral::from_vec(vec![1], vec![Complex::new(1.0f32, -2.0)]));
+        round_trip(ArrayLiteral::from_vec(vec![1], vec![Complex::new(1.0f64, -2.0)]));
+        round_trip(ArrayLiteral::from_vec(vec![2], vec![F8E4M3FN::from_bits(0x38), F8E4M3FN::from_bits(0x7f)]));
+        round_trip(ArrayLiteral::from_vec(vec![2], vec![F8E5M2::from_bits(0x3c), F8E5M2::from_bits(0x7c)]));
+        round_trip(ArrayLiteral::from_vec(vec![0, 3], Vec::<f32>::new()));
+    }
+
+    /// `np.save` of `np.arange(6, dtype='>i4').reshape(2, 3).T` written by hand:
+    /// big-endian and Fortran order.
+    #[test]
+    fn fortran_order_and_big_endian_are_read_as_numpy_means_them() {
+        let mut header = "{'descr': '>i4', 'fortran_order': True, 'shape': (3, 2), }".to_string();
+        header.push_str(&" ".repeat((64 - (10 + header.len() + 1) % 64) % 64));
+        header.push('\n');
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&[1, 0]);
+        bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
+        bytes.extend_from_slice(header.as_bytes());
+        // Column-major storage of [[0, 3], [1, 4], [2, 5]] is 0 1 2 3 4 5.
+        for x in 0i32..6 {
+            bytes.extend_from_slice(&x.to_be_bytes());
+        }
+        let got = read_npy(&bytes, None, 100).expect("reads");
+        assert_eq!(got, Literal::Array(ArrayLiteral::from_vec(vec![3, 2], vec![0i32, 3, 1, 4, 2, 5])));
+    }
+
+    #[test]
+    fn malformed_files_are_errors() {
+        let good = write_npy(&ArrayLiteral::from_vec(vec![4], vec![1.0f32, 2.0, 3.0, 4.0]));
+        for cut in 0..good.len() {
+            assert!(read_npy(&good[..cut], None, 100).is_err(), "truncated at {cut}");
+        }
+        assert!(read_npy(b"PK\x03\x04 not npy", None, 100).is_err());
+        let raw = write_npy(&ArrayLiteral::from_vec(vec![1], vec![bf16::ONE]));
+        let e = read_npy(&raw, None, 100).expect_err("V2 needs a declared type");
+        assert!(e.contains("bf16"), "{e}");
+        let f32s = Shape::Array(ArrayShape { element_type: ElementType::F32, dims: vec![3], dynamic: vec![] });
+        assert!(read_npy(&good, Some(&f32s), 100).expect_err("shape mismatch").contains("f32[3]"));
+        assert!(read_npy(&good, None, 3).is_err(), "over --max-elements");
+    }
+}
