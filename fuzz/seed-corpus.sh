@@ -1,9 +1,22 @@
 #!/usr/bin/env bash
-# Seeds fuzz/corpus/parse_verify_eval with every oracle case file.
+# Seeds the corpora: parse_verify_eval with every oracle case file,
+# hlo_import with the HLO text of every case whose module is HLO text
+# (oracle-cases/programs/). diff_programs needs no seeds: any bytes pick a
+# generator and a seed.
 set -euo pipefail
 cd "$(dirname "$0")"
-mkdir -p corpus/parse_verify_eval
+mkdir -p corpus/parse_verify_eval corpus/hlo_import corpus/diff_programs
 find ../oracle-cases -name '*.json' | while read -r f; do
-  cp "$f" "corpus/parse_verify_eval/$(echo "$f" | tr '/' '_')"
+  cp "$f" "corpus/parse_verify_eval/$(echo "${f#../}" | tr '/' '_')"
 done
-echo "seeded $(ls corpus/parse_verify_eval | wc -l) files"
+python3 - <<'PY'
+import glob, json, os
+for path in glob.glob("../oracle-cases/**/*.json", recursive=True):
+    doc = json.load(open(path))
+    for case in doc.get("cases", [doc]):
+        module = case.get("module")
+        if isinstance(module, str):
+            name = os.path.basename(path).replace(".json", ".hlo")
+            open(os.path.join("corpus/hlo_import", name), "w").write(module)
+PY
+echo "seeded $(ls corpus/parse_verify_eval | wc -l) JSON and $(ls corpus/hlo_import | wc -l) HLO files"
