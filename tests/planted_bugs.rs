@@ -28,7 +28,8 @@ fn seconds_to_catch(op: &str) -> Option<f64> {
 #[test]
 fn planted_bugs_are_caught_within_a_minute() {
     // One test, run in sequence: the switch is global to this process.
-    for (bug, op) in [(Bug::PadInteriorOffByOne, "Pad"), (Bug::Bf16Truncates, "ConvertElementType")] {
+    for (bug, op) in [(Bug::PadInteriorOffByOne, "Pad"), (Bug::Bf16Truncates, "ConvertElementType"), (Bug::ScatterSwapsOperands, "Scatter")]
+    {
         plant(None);
         assert_clean(op);
         plant(Some(bug));

@@ -12,6 +12,9 @@ pub enum Bug {
     PadInteriorOffByOne = 1,
     /// f32 → bf16 truncates instead of rounding to nearest even.
     Bf16Truncates = 2,
+    /// Scatter calls its update computation with (update, current) instead
+    /// of (current, update).
+    ScatterSwapsOperands = 3,
 }
 
 #[cfg(feature = "planted-bugs")]

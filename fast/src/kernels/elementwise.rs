@@ -93,17 +93,24 @@ fn int_binary<T: FInt>(op: BinaryOp, a: Side<T>, b: Side<T>) -> R<Vec<T>> {
 
 fn float_binary<T: FFloat>(op: BinaryOp, a: Side<T>, b: Side<T>) -> R<Vec<T>> {
     use BinaryOp::*;
-    let f = |g: fn(T::W, T::W) -> T::W| move |x: T, y: T| T::down(g(x.up(), y.up()));
+    // A macro, not a closure taking `fn` pointers: each op's closure is its
+    // own type, so the loop inlines it and vectorizes (an `fn` pointer is an
+    // indirect call per element).
+    macro_rules! f {
+        ($g:expr) => {
+            move |x: T, y: T| T::down(($g)(x.up(), y.up()))
+        };
+    }
     Ok(match op {
-        Add => run2(a, b, f(|x, y| x + y)),
-        Sub => run2(a, b, f(|x, y| x - y)),
-        Mul => run2(a, b, f(|x, y| x * y)),
-        Div => run2(a, b, f(|x, y| x / y)),
-        Rem => run2(a, b, f(Wide::rem)),
-        Max => run2(a, b, f(maximum)),
-        Min => run2(a, b, f(minimum)),
-        Pow => run2(a, b, f(Wide::powf)),
-        Atan2 => run2(a, b, f(Wide::atan2)),
+        Add => run2(a, b, f!(|x: T::W, y: T::W| x + y)),
+        Sub => run2(a, b, f!(|x: T::W, y: T::W| x - y)),
+        Mul => run2(a, b, f!(|x: T::W, y: T::W| x * y)),
+        Div => run2(a, b, f!(|x: T::W, y: T::W| x / y)),
+        Rem => run2(a, b, f!(Wide::rem)),
+        Max => run2(a, b, f!(maximum)),
+        Min => run2(a, b, f!(minimum)),
+        Pow => run2(a, b, f!(Wide::powf)),
+        Atan2 => run2(a, b, f!(Wide::atan2)),
         _ => return Err(bad("integer op on floats")),
     })
 }
@@ -262,30 +269,34 @@ fn int_unary<T: FInt>(op: UnaryOp, v: &[T]) -> R<Vec<T>> {
 
 fn float_unary<T: FFloat + xlaref_reference::literal::Stored>(op: UnaryOp, v: &[T]) -> R<Data> {
     use UnaryOp::*;
-    let f = |g: fn(T::W) -> T::W| move |x: T| T::down(g(x.up()));
+    macro_rules! f {
+        ($g:expr) => {
+            move |x: T| T::down(($g)(x.up()))
+        };
+    }
     let sign_mask = 1u64 << (T::WIDTH - 1);
     let out: Vec<T> = match op {
         IsFinite => return Ok(Data::Pred(par::map(v, |x| x.up().is_finite()))),
         Neg => par::map(v, |x| T::from_bits(x.bits() ^ sign_mask)),
         Abs => par::map(v, |x| T::from_bits(x.bits() & !sign_mask)),
-        Sign => par::map(v, f(sign)),
-        Ceil => par::map(v, f(Wide::ceil)),
-        Floor => par::map(v, f(Wide::floor)),
-        Round => par::map(v, f(Wide::round)),
-        RoundNearestEven => par::map(v, f(Wide::round_ties_even)),
-        Sqrt => par::map(v, f(Wide::sqrt)),
-        Rsqrt => par::map(v, f(|x| T::W::ONE / x.sqrt())),
-        Cbrt => par::map(v, f(Wide::cbrt)),
-        Exp => par::map(v, f(Wide::exp)),
-        Expm1 => par::map(v, f(Wide::exp_m1)),
-        Log => par::map(v, f(Wide::ln)),
-        Log1p => par::map(v, f(Wide::ln_1p)),
-        Logistic => par::map(v, f(|x| T::W::ONE / (T::W::ONE + (-x).exp()))),
-        Sin => par::map(v, f(Wide::sin)),
-        Cos => par::map(v, f(Wide::cos)),
-        Tan => par::map(v, f(Wide::tan)),
-        Tanh => par::map(v, f(Wide::tanh)),
-        Erf => par::map(v, f(Wide::erf)),
+        Sign => par::map(v, f!(sign)),
+        Ceil => par::map(v, f!(Wide::ceil)),
+        Floor => par::map(v, f!(Wide::floor)),
+        Round => par::map(v, f!(Wide::round)),
+        RoundNearestEven => par::map(v, f!(Wide::round_ties_even)),
+        Sqrt => par::map(v, f!(Wide::sqrt)),
+        Rsqrt => par::map(v, f!(|x: T::W| T::W::ONE / x.sqrt())),
+        Cbrt => par::map(v, f!(Wide::cbrt)),
+        Exp => par::map(v, f!(Wide::exp)),
+        Expm1 => par::map(v, f!(Wide::exp_m1)),
+        Log => par::map(v, f!(Wide::ln)),
+        Log1p => par::map(v, f!(Wide::ln_1p)),
+        Logistic => par::map(v, f!(|x: T::W| T::W::ONE / (T::W::ONE + (-x).exp()))),
+        Sin => par::map(v, f!(Wide::sin)),
+        Cos => par::map(v, f!(Wide::cos)),
+        Tan => par::map(v, f!(Wide::tan)),
+        Tanh => par::map(v, f!(Wide::tanh)),
+        Erf => par::map(v, f!(Wide::erf)),
         Real | Conj => v.to_vec(),
         Imag => par::map(v, |_| T::down(T::W::ZERO)),
         _ => return Err(bad("integer op on floats")),

@@ -214,7 +214,10 @@ fn apply(
     targets: &[(usize, usize)],
     id: ComputationId,
 ) -> R<()> {
-    if let (Some(native), [out], [upd]) = (recognize(exec, id), &mut *outputs, updates) {
+    // The planted bug (tests only) calls the update computation with
+    // (update, current) instead of (current, update).
+    let swapped = crate::planted::active(crate::planted::Bug::ScatterSwapsOperands);
+    if let (false, Some(native), [out], [upd]) = (swapped, recognize(exec, id), &mut *outputs, updates) {
         if apply_native(native, &mut out.data, &upd.data, targets) {
             return Ok(());
         }
@@ -228,8 +231,13 @@ fn apply(
             continue;
         }
         args.clear();
-        args.extend(outputs.iter().map(|o| o.data.get(i)));
-        args.extend(updates.iter().map(|x| x.data.get(u)));
+        if swapped {
+            args.extend(updates.iter().map(|x| x.data.get(u)));
+            args.extend(outputs.iter().map(|o| o.data.get(i)));
+        } else {
+            args.extend(outputs.iter().map(|o| o.data.get(i)));
+            args.extend(updates.iter().map(|x| x.data.get(u)));
+        }
         f.call(exec, &args, &mut results)?;
         if results.len() != n {
             return Err(bad("update_computation returns N values"));
