@@ -6,20 +6,20 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use std::sync::OnceLock;
 use xlaref::gen::{self, Program};
 use xlaref::harness::campaign::{run_one, Outcome};
 use xlaref::harness::engine::Fast;
 
 type Generators = Vec<(&'static str, proptest::strategy::BoxedStrategy<Program>)>;
 
-fn generators() -> &'static Generators {
-    static ALL: OnceLock<Generators> = OnceLock::new();
-    ALL.get_or_init(gen::generators)
+thread_local! {
+    // Strategies are not Sync; libFuzzer runs the target on one thread.
+    static ALL: Generators = gen::generators();
 }
 
-fuzz_target!(|data: &[u8]| {
-    let all = generators();
+fuzz_target!(|data: &[u8]| ALL.with(|all| check(all, data)));
+
+fn check(all: &Generators, data: &[u8]) {
     let (pick, rest) = match data {
         [a, b, rest @ ..] => (u16::from_le_bytes([*a, *b]) as usize, rest),
         _ => return,
@@ -39,4 +39,4 @@ fuzz_target!(|data: &[u8]| {
             serde_json::to_string(&f.case).unwrap_or_default()
         ),
     }
-});
+}
