@@ -8,6 +8,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{EXIT_BAD_INPUT, EXIT_FAILURE};
 use crate::gen;
@@ -130,20 +131,31 @@ pub fn run(a: FuzzArgs) -> i32 {
     }
 }
 
-/// A status line on stderr, redrawn twice a second, until the workers end.
+/// A progress bar on stderr (cases/s, failures, elapsed and ETA),
+/// redrawn a few times a second until the workers end. A time-bounded
+/// campaign fills the bar with time, a count-bounded one with programs.
 fn progress(tally: &Tally, stop: &AtomicBool, deadline: Option<Instant>, limit: u64, start: Instant) {
+    let total = match deadline {
+        Some(d) => d.saturating_duration_since(start).as_millis() as u64,
+        None => limit,
+    };
+    let bar = ProgressBar::new(total.max(1));
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {elapsed_precise} eta {eta} {msg}").unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
     loop {
-        std::thread::sleep(Duration::from_millis(500));
+        std::thread::sleep(Duration::from_millis(250));
         let n = tally.programs.load(Ordering::Relaxed);
-        let done = n >= limit || deadline.is_some_and(|d| Instant::now() > d + Duration::from_secs(30));
         let rate = n as f64 / start.elapsed().as_secs_f64().max(1e-9);
-        eprint!(
-            "\r{n} programs, {rate:.0}/s, {} failures, {} invalid   ",
+        bar.set_position(if deadline.is_some() { start.elapsed().as_millis() as u64 } else { n }.min(total));
+        bar.set_message(format!(
+            "{n} programs, {rate:.0}/s, {} failures, {} invalid",
             tally.failures.load(Ordering::Relaxed),
             tally.invalid.load(Ordering::Relaxed)
-        );
+        ));
+        let done = n >= limit || deadline.is_some_and(|d| Instant::now() > d + Duration::from_secs(30));
         if done || stop.load(Ordering::Relaxed) || (deadline.is_some_and(|d| Instant::now() > d) && n > 0) {
-            eprintln!();
+            bar.finish_and_clear();
             break;
         }
     }

@@ -352,7 +352,10 @@ fn fft(p: Precision, arrays: &[&ArrayLiteral], result: &ArrayLiteral, fft_length
                     center: part,
                     radius: factor * norm + p.ulp(part),
                     special: (!part.is_finite()).then_some(part),
-                    may_overflow: false,
+                    // Every intermediate of a transform is a partial sum
+                    // bounded by ‖x‖₁: past the type's largest value an
+                    // honest FFT in that type may overflow.
+                    may_overflow: norm >= p.max_finite,
                 });
             }
         }

@@ -291,7 +291,17 @@ fn float_unary<T: FFloat + xlaref_reference::literal::Stored>(op: UnaryOp, v: &[
         Expm1 => par::map(v, f!(Wide::exp_m1)),
         Log => par::map(v, f!(Wide::ln)),
         Log1p => par::map(v, f!(Wide::ln_1p)),
-        Logistic => par::map(v, f!(|x: T::W| T::W::ONE / (T::W::ONE + (-x).exp()))),
+        // For x < 0, e^x / (1 + e^x): 1 / (1 + e^-x) overflows e^-x in f32
+        // long before the result underflows (logistic(-99) is 1.0e-43).
+        Logistic => par::map(
+            v,
+            f!(|x: T::W| if x < T::W::ZERO {
+                let e = x.exp();
+                e / (T::W::ONE + e)
+            } else {
+                T::W::ONE / (T::W::ONE + (-x).exp())
+            }),
+        ),
         Sin => par::map(v, f!(Wide::sin)),
         Cos => par::map(v, f!(Wide::cos)),
         Tan => par::map(v, f!(Wide::tan)),
