@@ -291,15 +291,18 @@ fn float_unary<T: FFloat + xlaref_reference::literal::Stored>(op: UnaryOp, v: &[
         Expm1 => par::map(v, f!(Wide::exp_m1)),
         Log => par::map(v, f!(Wide::ln)),
         Log1p => par::map(v, f!(Wide::ln_1p)),
-        // For x < 0, e^x / (1 + e^x): 1 / (1 + e^-x) overflows e^-x in f32
+        // Where 1 + e^-x overflows (x < -88 in f32), e^x / (1 + e^x):
         // long before the result underflows (logistic(-99) is 1.0e-43).
         Logistic => par::map(
             v,
-            f!(|x: T::W| if x < T::W::ZERO {
-                let e = x.exp();
-                e / (T::W::ONE + e)
-            } else {
-                T::W::ONE / (T::W::ONE + (-x).exp())
+            f!(|x: T::W| {
+                let d = T::W::ONE + (-x).exp();
+                if d.is_finite() {
+                    T::W::ONE / d
+                } else {
+                    let e = x.exp();
+                    e / (T::W::ONE + e)
+                }
             }),
         ),
         Sin => par::map(v, f!(Wide::sin)),

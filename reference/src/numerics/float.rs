@@ -184,7 +184,15 @@ pub fn sign(x: f64) -> f64 {
 
 /// Logistic: 1 / (1 + e^-x).
 pub fn logistic(x: f64) -> f64 {
-    1.0 / (1.0 + libm::exp(-x))
+    let d = 1.0 + libm::exp(-x);
+    if d.is_finite() {
+        1.0 / d
+    } else {
+        // x < -709: e^-x overflows, but the result e^x / (1 + e^x) is a
+        // subnormal down to x ≈ -745 (found by differential testing).
+        let e = libm::exp(x);
+        e / (1.0 + e)
+    }
 }
 
 /// Rsqrt: 1 / sqrt(x) (so rsqrt(-0) = -inf, rsqrt(+inf) = 0).
