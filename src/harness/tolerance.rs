@@ -469,13 +469,7 @@ fn within(x: f64, i: &Interval, p: Precision) -> bool {
         return (s.is_nan() && x.is_nan()) || s == x || (i.may_overflow && x.is_nan());
     }
     if x.is_finite() {
-        // A lenient part (complex Mul/Div/Pow) where the reference's formula
-        // overflowed in an intermediate: a finite value within 2^8 of the
-        // largest, of the same sign, is the quotient an overflow-free
-        // algorithm gives (the reference's C99 `__divdc3` overflows on
-        // `(MAX + 0i) / (0 + 1.5i)`, whose true value is finite).
-        let near_overflow = i.may_overflow && i.center.is_infinite() && x.signum() == i.center.signum() && x.abs() >= p.max_finite / 256.0;
-        return x == i.center || near_overflow || (i.center.is_finite() && (x - i.center).abs() <= i.radius);
+        return x == i.center || (i.center.is_finite() && (x - i.center).abs() <= i.radius);
     }
     let reach = i.center.abs() + i.radius;
     i.may_overflow || (reach >= p.max_finite && (x.is_nan() || x.signum() == i.center.signum() || i.center.abs() <= i.radius))
