@@ -236,7 +236,10 @@ impl Acc for ExactAcc {
         let (a, b) = (a.input, b.input);
         let magnitude = a.norm() * b.norm();
         Self::product_part(&mut self.re, [(a.re, b.re, false), (a.im, b.im, true)], magnitude);
-        if a.im != 0.0 || b.im != 0.0 || a.im.is_nan() || b.im.is_nan() {
+        // Real operands (both imaginary parts zero) have an exactly zero
+        // imaginary product unless a real part is infinite or NaN, where the
+        // textbook formula forms inf·0 = NaN.
+        if a.im != 0.0 || b.im != 0.0 || a.im.is_nan() || b.im.is_nan() || !a.re.is_finite() || !b.re.is_finite() {
             Self::product_part(&mut self.im, [(a.re, b.im, false), (a.im, b.re, false)], magnitude);
         } else {
             self.im.terms += 1;

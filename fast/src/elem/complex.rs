@@ -155,7 +155,11 @@ pub fn tan(z: Z) -> Z {
     Z::new(t.im, -t.re)
 }
 
-/// Smith's algorithm, with C99's recovery of infinite quotients.
+/// Smith's algorithm on a divisor scaled by a power of two (so `t` below
+/// lies in [1, 4) and neither overflows nor underflows), with C99's recovery
+/// of infinite quotients. A finite numerator whose products overflow is
+/// scaled too, and only then: scaling it always would flush its smaller part
+/// to zero.
 pub fn div(a: Z, b: Z) -> Z {
     let (c, d) = (b.re, b.im);
     if c == 0.0 && d == 0.0 {
@@ -165,15 +169,7 @@ pub fn div(a: Z, b: Z) -> Z {
         let inf = f64::INFINITY.copysign(c);
         return Z::new(inf * a.re, inf * a.im);
     }
-    let q = if c.abs() >= d.abs() {
-        let r = d / c;
-        let t = c + d * r;
-        Z::new((a.re + a.im * r) / t, (a.im - a.re * r) / t)
-    } else {
-        let r = c / d;
-        let t = c * r + d;
-        Z::new((a.re * r + a.im) / t, (a.im * r - a.re) / t)
-    };
+    let q = if c.is_finite() && d.is_finite() { scaled_smith(a, c, d) } else { smith(a, c, d) };
     if q.re.is_nan() && q.im.is_nan() && (a.re.is_infinite() || a.im.is_infinite()) && c.is_finite() && d.is_finite() {
         let ar = if a.re.is_infinite() { 1f64.copysign(a.re) } else { 0f64.copysign(a.re) };
         let ai = if a.im.is_infinite() { 1f64.copysign(a.im) } else { 0f64.copysign(a.im) };
@@ -185,6 +181,33 @@ pub fn div(a: Z, b: Z) -> Z {
         return Z::new(0.0 * (a.re * cr + a.im * di), 0.0 * (a.im * cr - a.re * di));
     }
     q
+}
+
+fn smith(a: Z, c: f64, d: f64) -> Z {
+    if c.abs() >= d.abs() {
+        let r = d / c;
+        let t = c + d * r;
+        Z::new((a.re + a.im * r) / t, (a.im - a.re * r) / t)
+    } else {
+        let r = c / d;
+        let t = c * r + d;
+        Z::new((a.re * r + a.im) / t, (a.im * r - a.re) / t)
+    }
+}
+
+/// `a / (c + di)` for a finite nonzero divisor: Smith's algorithm on the
+/// divisor scaled to [1, 2), the quotient scaled back once at the end.
+fn scaled_smith(a: Z, c: f64, d: f64) -> Z {
+    let eb = libm::ilogb(c.abs().max(d.abs()));
+    let (c1, d1) = (libm::scalbn(c, -eb), libm::scalbn(d, -eb));
+    let mut q = smith(a, c1, d1);
+    let mut shift = -eb;
+    if a.re.is_finite() && a.im.is_finite() && !(q.re.is_finite() && q.im.is_finite()) {
+        let ea = libm::ilogb(a.re.abs().max(a.im.abs()));
+        q = smith(Z::new(libm::scalbn(a.re, -ea), libm::scalbn(a.im, -ea)), c1, d1);
+        shift += ea;
+    }
+    Z::new(libm::scalbn(q.re, shift), libm::scalbn(q.im, shift))
 }
 
 pub fn mul(a: Z, b: Z) -> Z {

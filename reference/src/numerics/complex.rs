@@ -164,12 +164,17 @@ pub fn tan(z: C) -> C {
     C::new(w.im, -w.re)
 }
 
-/// Division as C99's `__divdc3`: scaled to avoid spurious overflow and
-/// underflow, with infinities recovered where the naive formula gives NaN.
-/// Unlike `__divdc3`, a finite numerator is scaled too: `__divdc3` scales
-/// only the divisor, so `(MAX + 0i) / (0 + MAX·i)` overflowed in `ar·c` and
-/// gave `0 - inf·i` for the exact `-i` (found by differential testing
-/// against the fast engine; decision in docs/semantics-decisions.md).
+/// Division as C99's `__divdc3`: the divisor scaled to avoid spurious
+/// overflow and underflow, with infinities recovered where the naive formula
+/// gives NaN.
+///
+/// Unlike `__divdc3`, when the products of a finite numerator with the
+/// scaled divisor overflow (`(MAX + 0i) / (0 + MAX·i)` overflowed in `ar·c`
+/// and gave `0 - inf·i` for the exact `-i`), the quotient is recomputed with
+/// the numerator scaled too. Only then: scaling it always would flush its
+/// smaller part (`(34.6 + 5e-324i) / 5e-324` must keep its imaginary part 1).
+/// Both found by differential testing against the fast engine; decision in
+/// docs/semantics-decisions.md.
 pub fn div(a: C, b: C) -> C {
     let (ar, ai, mut c, mut d) = (a.re, a.im, b.re, b.im);
     let logbw = logb(c.abs().max(d.abs()));
@@ -179,12 +184,18 @@ pub fn div(a: C, b: C) -> C {
         c = libm::scalbn(c, -ilogbw);
         d = libm::scalbn(d, -ilogbw);
     }
-    let logba = logb(ar.abs().max(ai.abs()));
-    let ilogba = if logba.is_finite() { logba as i32 } else { 0 };
-    let (sr, si) = (libm::scalbn(ar, -ilogba), libm::scalbn(ai, -ilogba));
     let denom = c * c + d * d;
-    let mut x = libm::scalbn((sr * c + si * d) / denom, ilogba - ilogbw);
-    let mut y = libm::scalbn((si * c - sr * d) / denom, ilogba - ilogbw);
+    let mut x = (ar * c + ai * d) / denom;
+    let mut y = (ai * c - ar * d) / denom;
+    let mut ilogba = 0;
+    if ar.is_finite() && ai.is_finite() && denom.is_finite() && denom != 0.0 && !(x.is_finite() && y.is_finite()) {
+        ilogba = libm::ilogb(ar.abs().max(ai.abs()));
+        let (sr, si) = (libm::scalbn(ar, -ilogba), libm::scalbn(ai, -ilogba));
+        x = (sr * c + si * d) / denom;
+        y = (si * c - sr * d) / denom;
+    }
+    x = libm::scalbn(x, ilogba - ilogbw);
+    y = libm::scalbn(y, ilogba - ilogbw);
     if x.is_nan() && y.is_nan() {
         if denom == 0.0 && (!ar.is_nan() || !ai.is_nan()) {
             x = f64::INFINITY.copysign(c) * ar;
