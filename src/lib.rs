@@ -1,5 +1,6 @@
 //! The xlaref harness and CLI: cases, result comparison, engines, commands.
 
+pub mod block_cache;
 pub mod cli;
 pub mod gen;
 pub mod harness;

@@ -3,6 +3,10 @@ use clap::Parser;
 /// Exit status when xlaref itself is at fault (a bug, never bad input).
 const EXIT_INTERNAL: i32 = 70;
 
+/// Large freed blocks are kept for reuse (src/block_cache.rs).
+#[global_allocator]
+static ALLOCATOR: xlaref::block_cache::BlockCache = xlaref::block_cache::BlockCache::new();
+
 fn main() {
     let cli = xlaref::cli::Cli::parse();
     // Bad input is always an error value, never a panic; should a bug panic

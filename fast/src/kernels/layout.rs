@@ -120,15 +120,17 @@ pub fn transpose(x: &ArrayLiteral, permutation: &[i64], out: &ArrayShape) -> Arr
 /// Transposes the two minor dimensions of every matrix in the batch, in
 /// 64x64 tiles so both the reads and the writes stay in cache.
 fn swap_minor(x: &ArrayLiteral, out: &ArrayShape) -> ArrayLiteral {
-    fn tiles<T: Copy + Send + Sync + Default>(src: &[T], rows: usize, cols: usize) -> Vec<T> {
-        const B: usize = 64;
+    fn tiles<T: Copy + Send + Sync>(src: &[T], rows: usize, cols: usize) -> Vec<T> {
+        // 32x32 tiles: the strided side touches 32 cache lines, which a
+        // power-of-two row length maps to few L1 sets (64 would thrash them).
+        const B: usize = 32;
         let matrix = rows * cols;
-        let mut out = vec![T::default(); src.len()];
+        let mut out: Vec<T> = Vec::with_capacity(src.len());
         if matrix == 0 {
             return out;
         }
         // Parallel over bands of output rows (= input columns).
-        out.par_chunks_mut(matrix).zip(src.par_chunks(matrix)).for_each(|(o, s)| {
+        out.spare_capacity_mut()[..src.len()].par_chunks_mut(matrix).zip(src.par_chunks(matrix)).for_each(|(o, s)| {
             o.par_chunks_mut(B * rows).enumerate().for_each(|(band, ob)| {
                 let c0 = band * B;
                 let cn = (cols - c0).min(B);
@@ -137,12 +139,15 @@ fn swap_minor(x: &ArrayLiteral, out: &ArrayShape) -> ArrayLiteral {
                     for c in 0..cn {
                         let orow = &mut ob[c * rows + r0..c * rows + r0 + rn];
                         for (r, slot) in orow.iter_mut().enumerate() {
-                            *slot = s[(r0 + r) * cols + c0 + c];
+                            slot.write(s[(r0 + r) * cols + c0 + c]);
                         }
                     }
                 }
             });
         });
+        // SAFETY: the bands of every matrix cover all its `cols` output
+        // rows, and each output row's `rows` elements are written above.
+        unsafe { out.set_len(src.len()) };
         out
     }
     let d = x.dims();

@@ -16,3 +16,6 @@ pub mod reduce;
 pub mod rng;
 pub mod sort;
 pub mod world;
+
+#[cfg(test)]
+mod layout_boundary_tests;

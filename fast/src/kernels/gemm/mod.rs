@@ -55,6 +55,77 @@ pub trait Elem: Copy + Send + Sync + 'static {
     fn kernel() -> Kernel<Self> {
         portable::kernel::<Self>()
     }
+    /// `C = A·B` by an external packed GEMM when there is one for the type;
+    /// false when the caller must use [`Kernel`]s. Called with operands
+    /// already checked to fit their matrices.
+    fn external_gemm(
+        _m: usize,
+        _n: usize,
+        _k: usize,
+        _a: &MatRef<Self>,
+        _b: &MatRef<Self>,
+        _c: &mut [Self],
+        _ldc: usize,
+        _parallel: bool,
+    ) -> bool {
+        false
+    }
+}
+
+/// The `gemm` crate's `dst = lhs·rhs` (no read of dst) for f32 and f64.
+macro_rules! crate_gemm {
+    () => {
+        #[allow(clippy::too_many_arguments)]
+        fn external_gemm(
+            m: usize,
+            n: usize,
+            k: usize,
+            a: &MatRef<Self>,
+            b: &MatRef<Self>,
+            c: &mut [Self],
+            ldc: usize,
+            parallel: bool,
+        ) -> bool {
+            let (Ok(ars), Ok(acs), Ok(brs), Ok(bcs), Ok(ldc_i)) = (
+                isize::try_from(a.row_stride),
+                isize::try_from(a.col_stride),
+                isize::try_from(b.row_stride),
+                isize::try_from(b.col_stride),
+                isize::try_from(ldc),
+            ) else {
+                return false;
+            };
+            let threads = if parallel { gemm::Parallelism::Rayon(0) } else { gemm::Parallelism::None };
+            // SAFETY: the caller checked that A (m×k) and B (k×n) lie inside
+            // their slices from their offsets through their strides, and that
+            // C's m×n block with row stride ldc lies inside `c`; C is
+            // written only (read_dst = false), A and B only read.
+            unsafe {
+                gemm::gemm(
+                    m,
+                    n,
+                    k,
+                    c.as_mut_ptr(),
+                    1,
+                    ldc_i,
+                    false,
+                    a.data.as_ptr().add(a.offset),
+                    acs,
+                    ars,
+                    b.data.as_ptr().add(b.offset),
+                    bcs,
+                    brs,
+                    0.0,
+                    1.0,
+                    false,
+                    false,
+                    false,
+                    threads,
+                );
+            }
+            true
+        }
+    };
 }
 
 impl Elem for f32 {
@@ -73,6 +144,7 @@ impl Elem for f32 {
         }
         portable::kernel::<Self>()
     }
+    crate_gemm!();
 }
 
 impl Elem for f64 {
@@ -91,6 +163,7 @@ impl Elem for f64 {
         }
         portable::kernel::<Self>()
     }
+    crate_gemm!();
 }
 
 /// Two's-complement arithmetic modulo 2^64: its low bits are those of
@@ -179,6 +252,24 @@ pub fn gemm<T: Elem>(
         }
         return Ok(());
     }
+    if T::external_gemm(m, n, k, &a, &b, c, ldc, parallel) {
+        return Ok(());
+    }
+    own_gemm(m, n, k, a, b, c, ldc, parallel)
+}
+
+/// Our BLIS-style GEMM (see the module comment).
+#[allow(clippy::too_many_arguments)]
+fn own_gemm<T: Elem>(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: MatRef<T>,
+    b: MatRef<T>,
+    c: &mut [T],
+    ldc: usize,
+    parallel: bool,
+) -> Result<(), RunError> {
     let kern = T::kernel();
     let threads = if parallel { rayon::current_num_threads().max(1) } else { 1 };
     // Enough row blocks for every thread (a few each, for balance).

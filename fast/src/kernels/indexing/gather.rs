@@ -54,8 +54,15 @@ pub fn gather(operand: &ArrayLiteral, indices: &ArrayLiteral, d: &GatherDims, ou
         return Err(bad("gather batching dimensions"));
     }
 
-    // Pass 1: the operand offset of each batch's slice start.
     let count = layout.count();
+    if d.slice_sizes.iter().all(|&s| s == 1) && layout.inner == 1 && batching.is_empty() && count == n {
+        let data = with_data!(&operand.data, src => Stored::wrap(with_index!(&indices.data, v => {
+            gather_elements(src, v, &layout, &start_index_map, &max_start, &ostrides)?
+        })));
+        return Ok(ArrayLiteral::with_shape(out.with_element_type(operand.element_type()), data));
+    }
+
+    // Pass 1: the operand offset of each batch's slice start.
     let bases: Vec<usize> = with_index!(&indices.data, v => {
         slice_starts(v, &layout, &start_index_map, &max_start, &ostrides, &batching, count)?
     });
@@ -103,6 +110,38 @@ fn push_axis(axes: &mut Vec<(usize, Step)>, size: usize, step: Step) {
     axes.push((size, step));
 }
 
+/// Gather of one-element slices with the index vector last in `G`: output
+/// element `g` is the operand element at batch `g`'s clamped start, read in
+/// one pass (no table of slice starts).
+fn gather_elements<T: Copy + Send + Sync, I: IndexElem>(
+    src: &[T],
+    v: &[I],
+    layout: &IndexLayout,
+    start_index_map: &[usize],
+    max_start: &[i64],
+    ostrides: &[usize],
+) -> R<Vec<T>> {
+    let size = layout.vector_size;
+    let count = layout.count();
+    if count.checked_mul(size).is_none_or(|need| need > v.len()) || src.is_empty() {
+        return Err(bad("gather index vectors out of range"));
+    }
+    let clamp_and_stride: Vec<(i64, usize)> = start_index_map.iter().map(|&m| (max_start[m], ostrides[m])).collect();
+    if clamp_and_stride.iter().map(|&(max, stride)| max.max(0) as usize * stride).sum::<usize>() >= src.len() {
+        return Err(bad("gather slice out of range"));
+    }
+    Ok(par::build(count, |first, chunk| {
+        for (k, o) in chunk.iter_mut().enumerate() {
+            let at = (first + k) * size;
+            let mut offset = 0usize;
+            for (s, &(max, stride)) in v[at..at + size].iter().zip(&clamp_and_stride) {
+                offset += s.get().min(max).max(0) as usize * stride;
+            }
+            o.write(src[offset]);
+        }
+    }))
+}
+
 /// The operand offset where the slice of each batch index starts: `S_in`
 /// through `start_index_map`, each coordinate clamped to
 /// `[0, dim - slice_size]`, batching coordinates taken from `G`.
@@ -122,6 +161,22 @@ fn slice_starts<I: IndexElem>(
         return Err(bad("index vector out of range"));
     }
     let inner = layout.inner;
+    if inner == 1 && batching.is_empty() {
+        // The index vector is G's last dimension (the common layout): the
+        // vector of batch g starts at g·vector_size, no division per index.
+        let size = layout.vector_size;
+        let clamp_and_stride: Vec<(i64, usize)> = start_index_map.iter().map(|&m| (max_start[m], ostrides[m])).collect();
+        return Ok(par::build(count, |first, chunk| {
+            for (k, o) in chunk.iter_mut().enumerate() {
+                let at = (first + k) * size;
+                let mut offset = 0usize;
+                for (s, &(max, stride)) in v[at..at + size].iter().zip(&clamp_and_stride) {
+                    offset += s.get().min(max).max(0) as usize * stride;
+                }
+                o.write(offset);
+            }
+        }));
+    }
     Ok(par::build(count, |first, chunk| {
         for (k, o) in chunk.iter_mut().enumerate() {
             let g = first + k;
@@ -168,46 +223,58 @@ fn copy_rows<T: Copy + Send + Sync>(src: &[T], bases: &[usize], axes: &[(usize, 
         }
         (g, o)
     };
-    let fill_rows = |first_row: usize, chunk: &mut [MaybeUninit<T>]| {
-        for (r, out_row) in chunk.chunks_mut(inner).enumerate() {
-            let (g, o) = row_start(first_row + r);
-            par::simd(|| match last {
-                Step::Offset(1) => {
-                    let (s, len) = (bases[g] + o, out_row.len());
-                    for (slot, &x) in out_row.iter_mut().zip(&src[s..s + len]) {
-                        slot.write(x);
-                    }
+    // Writes elements `k0..k0 + out.len()` of row `row`.
+    let fill_row_part = |row: usize, k0: usize, out: &mut [MaybeUninit<T>]| {
+        let (g, o) = row_start(row);
+        par::simd(|| match last {
+            Step::Offset(1) => {
+                let (s, len) = (bases[g] + o + k0, out.len());
+                for (slot, &x) in out.iter_mut().zip(&src[s..s + len]) {
+                    slot.write(x);
                 }
-                Step::Offset(step) => {
-                    let s = bases[g] + o;
-                    for (k, slot) in out_row.iter_mut().enumerate() {
-                        slot.write(src[s + k * step]);
-                    }
+            }
+            Step::Offset(step) => {
+                let s = bases[g] + o;
+                for (k, slot) in out.iter_mut().enumerate() {
+                    slot.write(src[s + (k0 + k) * step]);
                 }
-                Step::Batch(1) => {
-                    let len = out_row.len();
-                    for (slot, &b) in out_row.iter_mut().zip(&bases[g..g + len]) {
-                        slot.write(src[b + o]);
-                    }
+            }
+            Step::Batch(1) => {
+                for (slot, &b) in out.iter_mut().zip(&bases[g + k0..]) {
+                    slot.write(src[b + o]);
                 }
-                Step::Batch(step) => {
-                    for (k, slot) in out_row.iter_mut().enumerate() {
-                        slot.write(src[bases[g + k * step] + o]);
-                    }
+            }
+            Step::Batch(step) => {
+                for (k, slot) in out.iter_mut().enumerate() {
+                    slot.write(src[bases[g + (k0 + k) * step] + o]);
                 }
-            });
+            }
+        });
+    };
+    // Elements `start..start + chunk.len()`, which may begin and end
+    // inside rows (one long row is split across tasks too).
+    let fill_range = |start: usize, chunk: &mut [MaybeUninit<T>]| {
+        let mut pos = start;
+        let mut rest = chunk;
+        while !rest.is_empty() {
+            let (row, k0) = (pos / inner, pos % inner);
+            let len = (inner - k0).min(rest.len());
+            let (part, tail) = rest.split_at_mut(len);
+            fill_row_part(row, k0, part);
+            pos += len;
+            rest = tail;
         }
     };
     let mut result: Vec<T> = Vec::with_capacity(n);
     let spare = &mut result.spare_capacity_mut()[..n];
     if n < par::PARALLEL_THRESHOLD {
-        fill_rows(0, spare);
+        fill_range(0, spare);
     } else {
-        let rows_per_task = (par::PARALLEL_THRESHOLD / inner).max(1);
-        spare.par_chunks_mut(rows_per_task * inner).enumerate().for_each(|(k, chunk)| fill_rows(k * rows_per_task, chunk));
+        let per_task = par::PARALLEL_THRESHOLD;
+        spare.par_chunks_mut(per_task).enumerate().for_each(|(k, chunk)| fill_range(k * per_task, chunk));
     }
-    // SAFETY: the rows of all chunks cover `0..n` and every element of
-    // every row is written above.
+    // SAFETY: the chunks cover `0..n` and `fill_range` writes every
+    // element of its chunk.
     unsafe { result.set_len(n) };
     Ok(result)
 }
