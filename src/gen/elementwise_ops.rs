@@ -25,7 +25,7 @@ fn unary_types(op: &str) -> Vec<ElementType> {
     }
 }
 
-const UNARY: [&str; 26] = [
+const UNARY: [&str; 27] = [
     "Abs",
     "Cbrt",
     "Ceil",
@@ -51,6 +51,7 @@ const UNARY: [&str; 26] = [
     "Sign",
     "Sin",
     "Sqrt",
+    "Tan",
     "Tanh",
 ];
 
@@ -80,8 +81,24 @@ fn binary_types(op: &str) -> Vec<ElementType> {
     }
 }
 
-const BINARY: [&str; 15] =
-    ["Add", "Sub", "Mul", "Div", "Rem", "Max", "Min", "Pow", "Atan2", "Complex", "And", "Or", "Xor", "ShiftLeft", "ShiftRightLogical"];
+const BINARY: [&str; 16] = [
+    "Add",
+    "Sub",
+    "Mul",
+    "Div",
+    "Rem",
+    "Max",
+    "Min",
+    "Pow",
+    "Atan2",
+    "Complex",
+    "And",
+    "Or",
+    "Xor",
+    "ShiftLeft",
+    "ShiftRightArithmetic",
+    "ShiftRightLogical",
+];
 
 /// Two operands of one shape, or (one time in four) the lower-rank operand
 /// broadcast with `broadcast_dimensions`.
@@ -114,7 +131,8 @@ fn two_operands(types: Vec<ElementType>) -> BoxedStrategy<(Literal, Literal, Opt
         .boxed()
 }
 
-const COMPARE: [&str; 8] = ["Eq", "Ne", "Lt", "Le", "Gt", "Ge", "EqTotalOrder", "LtTotalOrder"];
+const COMPARE: [&str; 12] =
+    ["Eq", "Ne", "Lt", "Le", "Gt", "Ge", "EqTotalOrder", "NeTotalOrder", "LtTotalOrder", "LeTotalOrder", "GtTotalOrder", "GeTotalOrder"];
 
 fn compare(op: &'static str) -> BoxedStrategy<Program> {
     let t = if op.ends_with("TotalOrder") { FLOATS.to_vec() } else { [&INTS[..], &FLOATS, &SMALL_FLOATS, &[E::Pred]].concat() };
