@@ -85,3 +85,24 @@ fn every_op_of_the_ir_has_a_generator() {
         assert!(names.contains(&op), "no generator for {op}");
     }
 }
+
+/// A generator whose programs all fail on the reference tests nothing but
+/// error paths: most programs of every generator must produce a value.
+#[test]
+fn generated_programs_mostly_run() {
+    use xlaref::harness::campaign::{draw, reference_case};
+    let mut idle = Vec::new();
+    for (op, strategy) in gen::generators() {
+        let ran = (0..16u64)
+            .filter_map(|i| draw(&strategy, 0x5eed, i))
+            .filter(|p| {
+                let case = reference_case(p, "probe", "probe");
+                case.get("expected").or_else(|| case.get("expected_per_replica")).is_some_and(|e| e.get("error").is_none())
+            })
+            .count();
+        if ran < 8 {
+            idle.push(format!("{op}: {ran} of 16 programs ran"));
+        }
+    }
+    assert!(idle.is_empty(), "generators whose programs mostly fail: {idle:?}");
+}

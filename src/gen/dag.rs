@@ -153,8 +153,9 @@ impl Dag<'_> {
     }
 
     /// A While running `trips` times over `(i, x, y)`: each trip maps
-    /// `x, y`, subtracts the maximum (a nested Reduce) and sorts along the
-    /// first dimension.
+    /// `x, y`, subtracts the maximum (a nested Reduce; its init 0 need not
+    /// be an identity, as max is idempotent) and sorts along the first
+    /// dimension.
     fn while_loop(&mut self, a: &str, c: &str, trips: i64) -> String {
         let shape = self.shape();
         let state = format!("(s32[], {shape}, {shape})");
@@ -177,7 +178,7 @@ impl Dag<'_> {
             ins("i", "GetTupleElement", &["s"], json!({"index": 0})),
             ins("x", "GetTupleElement", &["s"], json!({"index": 1})),
             ins("y", "GetTupleElement", &["s"], json!({"index": 2})),
-            ins("z", "GetTupleElement", &["s"], json!({"index": 2})),
+            const_ins("z0", self.t, 0),
             const_ins("one", E::S32, 1),
             ins("i2", "Add", &["i", "one"], json!({})),
             ins("m", "Map", &["x", "y"], json!({"computation": map, "dimensions": self.all_dims()})),
@@ -185,16 +186,6 @@ impl Dag<'_> {
             ins("tb", "BroadcastInDim", &["top"], json!({"out_dim_size": self.d, "broadcast_dimensions": []})),
             ins("dm", "Sub", &["m", "tb"], json!({})),
         ];
-        // The Reduce's init: the first element of y, or y itself for a scalar.
-        let first = if self.d.is_empty() {
-            ins("z0", "Reshape", &["z"], json!({"new_sizes": []}))
-        } else {
-            let ones = vec![1i64; self.d.len()];
-            let s = ins("z1", "Slice", &["z"], json!({"start_indices": vec![0; self.d.len()], "limit_indices": ones, "strides": ones}));
-            body.insert(4, s);
-            ins("z0", "Reshape", &["z1"], json!({"new_sizes": []}))
-        };
-        body.insert(5, first);
         if self.d.is_empty() {
             body.push(ins("x2", "Add", &["dm", "y"], json!({})));
         } else {

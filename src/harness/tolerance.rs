@@ -42,6 +42,8 @@ pub enum Allowance {
     Intervals(Vec<Interval>),
     /// Same shape and type; the values are judged statistically elsewhere.
     Statistical,
+    /// A tuple result: one allowance per element of the tuple.
+    Parts(Vec<Allowance>),
 }
 
 /// The values an element may take: `center ± radius`, or exactly the
@@ -112,6 +114,11 @@ pub fn allowance(module: &VerifiedModule, comp: usize, instr: usize, operands: &
     // statistically, before the exact rule for integer results applies.
     if matches!(op, Op::RngUniform { .. } | Op::RngNormal { .. }) {
         return Allowance::Statistical;
+    }
+    if let (Op::BatchNormTraining { .. } | Op::BatchNormGrad { .. }, Some(first)) = (op, operands.first().and_then(|o| o.as_array())) {
+        if let Some(parts) = Precision::of(first.element_type()).and_then(|p| super::tolerance_bn::batch_norm_parts(op, p, operands, reference)) {
+            return parts;
+        }
     }
     let Some(result) = reference.as_array() else { return Allowance::Exact };
     let Some(precision) = Precision::of(result.element_type()) else {
@@ -425,6 +432,14 @@ pub fn judge(actual: &Literal, reference: &Literal, allowance: &Allowance) -> Op
             actual: actual.shape().to_string(),
         }),
         Allowance::Intervals(intervals) => judge_intervals(actual, reference, intervals),
+        Allowance::Parts(parts) => match (actual.as_tuple(), reference.as_tuple()) {
+            (Some(a), Some(r)) if a.len() == r.len() && a.len() == parts.len() => {
+                a.iter().zip(r).zip(parts).enumerate().find_map(|(i, ((x, y), allowance))| {
+                    judge(x, y, allowance).map(|m| Mismatch { at: format!("{{{i}}}{}", m.at), ..m })
+                })
+            }
+            _ => compare(actual, reference, None),
+        },
     }
 }
 
