@@ -236,7 +236,11 @@ impl Acc for ExactAcc {
         let (a, b) = (a.input, b.input);
         let magnitude = a.norm() * b.norm();
         Self::product_part(&mut self.re, [(a.re, b.re, false), (a.im, b.im, true)], magnitude);
-        if a.im != 0.0 || b.im != 0.0 || a.im.is_nan() || b.im.is_nan() {
+        // Real operands (zero imaginary parts) give an exactly zero
+        // imaginary term, unless a real part is NaN or infinite: then
+        // `re·0` is NaN, as IEEE arithmetic and the reference give.
+        let real_operands = a.im == 0.0 && b.im == 0.0 && a.re.is_finite() && b.re.is_finite();
+        if !real_operands {
             Self::product_part(&mut self.im, [(a.re, b.im, false), (a.im, b.re, false)], magnitude);
         } else {
             self.im.terms += 1;
@@ -289,5 +293,21 @@ mod tests {
         assert_eq!(s.specials.value(), Some(f64::INFINITY));
         s.add_f64(f64::NEG_INFINITY);
         assert!(s.specials.value().unwrap().is_nan());
+    }
+
+    /// NaN·0 in the imaginary part of a product of operands with zero
+    /// imaginary parts is NaN, not an exact 0.
+    #[test]
+    fn nan_real_part_reaches_the_imaginary_sum() {
+        let a = ExactAcc::from_num(Num::Complex(f64::NAN, -0.0));
+        let b = ExactAcc::from_num(Num::Complex(f64::NAN, 0.0));
+        let mut acc = ExactAcc::zero();
+        acc.mul_add(&a, &b);
+        assert!(acc.im.specials.value().is_some_and(f64::is_nan));
+        let (c, d) = (ExactAcc::from_num(Num::Complex(2.0, 0.0)), ExactAcc::from_num(Num::Complex(3.0, 0.0)));
+        let mut exact = ExactAcc::zero();
+        exact.mul_add(&c, &d);
+        assert_eq!(exact.im.specials.value(), None);
+        assert_eq!(exact.re.value.to_f64(), 6.0);
     }
 }
