@@ -42,6 +42,11 @@ pub enum Allowance {
     Intervals(Vec<Interval>),
     /// Same shape and type; the values are judged statistically elsewhere.
     Statistical,
+    /// RngUniform with finite `a < b`: same shape and type, and every
+    /// element in `[a, b)` (integers, pred) or `[a, b]` (floats, whose
+    /// rounding may reach `b`), whatever the random stream. Needs no
+    /// statistics, so it holds for one element as for a million.
+    InRange { low: f64, high: f64, closed: bool },
     /// A tuple result: one allowance per element of the tuple.
     Parts(Vec<Allowance>),
 }
@@ -112,7 +117,10 @@ pub fn allowance(module: &VerifiedModule, comp: usize, instr: usize, operands: &
     let op = &c.instructions[instr].op;
     // Random values of every type (pred and integers too) are judged
     // statistically, before the exact rule for integer results applies.
-    if matches!(op, Op::RngUniform { .. } | Op::RngNormal { .. }) {
+    if matches!(op, Op::RngUniform { .. }) {
+        return uniform_range(operands).unwrap_or(Allowance::Statistical);
+    }
+    if matches!(op, Op::RngNormal { .. }) {
         return Allowance::Statistical;
     }
     if let (Op::BatchNormTraining { .. } | Op::BatchNormGrad { .. }, Some(first)) = (op, operands.first().and_then(|o| o.as_array())) {
@@ -155,12 +163,42 @@ pub fn allowance(module: &VerifiedModule, comp: usize, instr: usize, operands: &
         Op::Fft { fft_type, fft_length } => {
             lenient_specials(fft(precision, &arrays, result, fft_length, matches!(fft_type, FftType::Ifft | FftType::Irfft)))
         }
-        Op::BatchNormTraining { .. }
-        | Op::BatchNormInference { .. }
-        | Op::BatchNormGrad { .. }
-        | Op::Cholesky { .. }
-        | Op::TriangularSolve { .. } => heuristic(precision, result, operands),
+        Op::BatchNormTraining { .. } | Op::BatchNormInference { .. } | Op::BatchNormGrad { .. } => heuristic(precision, result, operands),
+        // Which non-finite value a factorization or substitution of
+        // non-finite data gives (inf or NaN, and its sign) depends on the
+        // order of its operations: lenient, as complex Mul and Div.
+        Op::Cholesky { .. } | Op::TriangularSolve { .. } => lenient_specials(heuristic(precision, result, operands)),
         _ => Allowance::Exact,
+    }
+}
+
+/// RngUniform's range when its parameters are finite with `a < b` (the
+/// document: "a uniform distribution over the interval [a,b)"); for
+/// `b <= a` the document leaves the result open.
+fn uniform_range(operands: &[&Literal]) -> Option<Allowance> {
+    let [a, b] = operands else { return None };
+    let (a, b) = (a.as_array()?, b.as_array()?);
+    let (low, high) = (*real_values(a)?.first()?, *real_values(b)?.first()?);
+    let wide_int = matches!(a.element_type(), ElementType::S64 | ElementType::U64);
+    // 64-bit integers beyond 2^53 do not survive f64: no range then.
+    let exact = !wide_int || (low.abs() < 9.0e15 && high.abs() < 9.0e15);
+    (low.is_finite() && high.is_finite() && low < high && exact).then_some(Allowance::InRange {
+        low,
+        high,
+        closed: a.element_type().is_float(),
+    })
+}
+
+/// Every element of a pred, integer or real float array as an f64.
+fn real_values(a: &ArrayLiteral) -> Option<Vec<f64>> {
+    if a.element_type().is_complex() {
+        return None;
+    }
+    let t = if a.element_type().is_pred() { ElementType::U8 } else { a.element_type() };
+    let data = if t == a.element_type() { convert(&a.data, ElementType::F64) } else { convert(&convert(&a.data, t), ElementType::F64) };
+    match data {
+        Data::F64(v) => Some(v),
+        _ => None,
     }
 }
 
@@ -432,6 +470,19 @@ pub fn judge(actual: &Literal, reference: &Literal, allowance: &Allowance) -> Op
             actual: actual.shape().to_string(),
         }),
         Allowance::Intervals(intervals) => judge_intervals(actual, reference, intervals),
+        Allowance::InRange { low, high, closed } => {
+            if actual.shape() != reference.shape() {
+                return compare(actual, reference, None);
+            }
+            let values = actual.as_array().and_then(|a| real_values(a))?;
+            let outside = values.iter().position(|&v| !(v >= *low && (v < *high || (*closed && v == *high))))?;
+            let at = actual.as_array().map(|a| format!("{:?}", a.shape.unlinear(outside).as_slice())).unwrap_or_default();
+            Some(Mismatch {
+                at,
+                expected: format!("a value in [{low}, {high}{} (RngUniform's range)", if *closed { "]" } else { ")" }),
+                actual: values[outside].to_string(),
+            })
+        }
         Allowance::Parts(parts) => match (actual.as_tuple(), reference.as_tuple()) {
             (Some(a), Some(r)) if a.len() == r.len() && a.len() == parts.len() => {
                 a.iter().zip(r).zip(parts).enumerate().find_map(|(i, ((x, y), allowance))| {
@@ -520,5 +571,23 @@ mod tests {
         assert!(within(3.0, &i, p));
         // A missing term of 1e8 is far outside.
         assert!(!within(1.0e8, &i, p));
+    }
+
+    /// RngUniform's range holds for any shape, even one element.
+    #[test]
+    fn uniform_values_stay_in_range() {
+        let scalar = |x: i32| Literal::Array(ArrayLiteral::scalar(x));
+        let (a, b) = (scalar(-2), scalar(3));
+        let allowed = uniform_range(&[&a, &b]).expect("a range for a < b");
+        let one = |x: i32| Literal::Array(ArrayLiteral::from_vec(vec![1], vec![x]));
+        assert!(judge(&one(-2), &one(0), &allowed).is_none());
+        assert!(judge(&one(2), &one(0), &allowed).is_none());
+        assert!(judge(&one(3), &one(0), &allowed).is_some(), "b is outside [a, b) for integers");
+        assert!(uniform_range(&[&b, &a]).is_none(), "b <= a is left open");
+        let (x, y) = (Literal::Array(ArrayLiteral::scalar(0.5f32)), Literal::Array(ArrayLiteral::scalar(1.0f32)));
+        let floats = uniform_range(&[&x, &y]).expect("a float range");
+        let f = |v: f32| Literal::Array(ArrayLiteral::from_vec(vec![2], vec![0.75f32, v]));
+        assert!(judge(&f(1.0), &f(0.6), &floats).is_none(), "floats may round up to b");
+        assert!(judge(&f(f32::NAN), &f(0.6), &floats).is_some());
     }
 }

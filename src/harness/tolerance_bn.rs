@@ -53,17 +53,25 @@ fn reals(l: &Literal) -> Option<Vec<f64>> {
     }
 }
 
-/// The intervals of one result part: `radius(i)` around each element.
-fn part(p: Precision, values: &[f64], radius: impl Fn(usize) -> f64) -> Allowance {
+/// The intervals of one result part: `radius(i)` around each element;
+/// `overflows(i)` when an intermediate of that element (a sum of squares,
+/// say) may exceed the element type's range, so that an engine computing
+/// in the element type honestly gets a non-finite value where the
+/// reference, computing in f64, does not. A radius the propagation cannot
+/// bound (NaN: non-finite statistics) accepts any finite value.
+fn part(p: Precision, values: &[f64], radius: impl Fn(usize) -> f64, overflows: impl Fn(usize) -> bool) -> Allowance {
     Allowance::Intervals(
         values
             .iter()
             .enumerate()
-            .map(|(i, &v)| Interval {
-                center: v,
-                radius: radius(i) + p.ulp(v),
-                special: (!v.is_finite()).then_some(v),
-                may_overflow: false,
+            .map(|(i, &v)| {
+                let r = radius(i) + p.ulp(v);
+                Interval {
+                    center: v,
+                    radius: if r.is_nan() { f64::INFINITY } else { r },
+                    special: (!v.is_finite()).then_some(v),
+                    may_overflow: overflows(i),
+                }
             })
             .collect(),
     )
@@ -91,14 +99,17 @@ pub fn batch_norm_parts(op: &Op, p: Precision, operands: &[&Literal], reference:
             let square_mean: Vec<f64> = f.sums(x.len(), |q, _| x[q] * x[q]).iter().map(|s| s / m).collect();
             let d_mean: Vec<f64> = (0..f.features).map(|l| c * abs_mean[l] + p.ulp(mean[l])).collect();
             let d_var: Vec<f64> = (0..f.features).map(|l| c * (square_mean[l] + abs_mean[l] * abs_mean[l]) + p.ulp(var[l])).collect();
+            // Σx² (the variance's sum) or Σ|x| beyond the type's range.
+            let big: Vec<bool> = (0..f.features).map(|l| (square_mean[l] * m).max(abs_mean[l] * m) >= p.max_finite).collect();
             let y_mean = y.iter().filter(|v| v.is_finite()).map(|v| v.abs()).sum::<f64>() / y.len().max(1) as f64;
-            let output = part(p, y, |q| {
+            let output_radius = |q: usize| {
                 let l = f.of_position(q);
                 let ve = var[l] + eps;
                 let centred = (x[q] - mean[l]).abs();
                 c * (y[q].abs() + y_mean) + scale[l].abs() * (d_mean[l] / ve.sqrt() + centred * d_var[l] / (2.0 * ve * ve.sqrt()))
-            });
-            Some(Allowance::Parts(vec![output, part(p, mean, |l| d_mean[l]), part(p, var, |l| d_var[l])]))
+            };
+            let output = part(p, y, output_radius, |q| big[f.of_position(q)]);
+            Some(Allowance::Parts(vec![output, part(p, mean, |l| d_mean[l], |l| big[l]), part(p, var, |l| d_var[l], |l| big[l])]))
         }
         (Op::BatchNormGrad { .. }, [grad_operand, grad_scale, grad_offset]) => {
             let (mu, var, dy) = (ops.get(2)?, ops.get(3)?, ops.get(4)?);
@@ -107,14 +118,20 @@ pub fn batch_norm_parts(op: &Op, p: Precision, operands: &[&Literal], reference:
             let abs_dyx = f.sums(x.len(), |q, l| (dy[q] * (x[q] - mu[l])).abs());
             let d_offset: Vec<f64> = (0..f.features).map(|l| c * abs_dy[l]).collect();
             let d_scale: Vec<f64> = (0..f.features).map(|l| c * abs_dyx[l] / ve(l).sqrt()).collect();
+            let big: Vec<bool> = (0..f.features).map(|l| abs_dy[l].max(abs_dyx[l]) >= p.max_finite).collect();
             let g_mean = grad_operand.iter().filter(|v| v.is_finite()).map(|v| v.abs()).sum::<f64>() / grad_operand.len().max(1) as f64;
-            let operand_part = part(p, grad_operand, |q| {
+            let operand_radius = |q: usize| {
                 let l = f.of_position(q);
                 let s = ve(l).sqrt();
                 let d_c = c * abs_dyx[l] / ve(l) / m;
                 c * (grad_operand[q].abs() + g_mean) + scale[l].abs() / s * (d_offset[l] / m + d_c * (x[q] - mu[l]).abs())
-            });
-            Some(Allowance::Parts(vec![operand_part, part(p, grad_scale, |l| d_scale[l]), part(p, grad_offset, |l| d_offset[l])]))
+            };
+            let operand_part = part(p, grad_operand, operand_radius, |q| big[f.of_position(q)]);
+            Some(Allowance::Parts(vec![
+                operand_part,
+                part(p, grad_scale, |l| d_scale[l], |l| big[l]),
+                part(p, grad_offset, |l| d_offset[l], |l| big[l]),
+            ]))
         }
         _ => None,
     }
