@@ -11,11 +11,13 @@
 //!   number of terms and `γ(n) = n·u / (1 - n·u)` for the unit roundoff `u`
 //!   of the accumulation type — any association is accepted, a wrong or
 //!   missing term is not.
-//! - Heuristic relative bounds for Fft, BatchNorm*, Cholesky and
+//! - Heuristic relative bounds for Fft, BatchNormInference, Cholesky and
 //!   TriangularSolve (their error depends on conditioning; documented as
-//!   heuristic).
-//! - Statistical acceptance for RngUniform and RngNormal: only the shape is
-//!   compared here; tests/rng_stats.rs checks the distributions.
+//!   heuristic); BatchNormTraining and BatchNormGrad per tuple part, their
+//!   statistics as per-feature sums (tolerance_bn.rs).
+//! - Statistical acceptance for RngUniform and RngNormal: the shape, and
+//!   RngUniform's range `[a, b)`, are checked here; tests/rng_stats.rs
+//!   checks the distributions.
 
 use num_complex::Complex;
 use xlaref_reference::eval::conv::conv_plan;
