@@ -181,9 +181,40 @@ fn convert() -> BoxedStrategy<Program> {
         .boxed()
 }
 
-/// Same-width bitcasts (width-changing ones need shape changes the
-/// verifier checks; the oracle cases cover them).
+/// Bitcasts between widths: to a narrower type the result gains a minor
+/// dimension of the width ratio; to a wider type the operand's minor
+/// dimension is the ratio and goes away.
+fn bitcast_widths() -> BoxedStrategy<Program> {
+    let reals: Vec<ElementType> = [&INTS[..], &FLOATS, &SMALL_FLOATS].concat();
+    prop_oneof![
+        4 => (one_of(&reals), one_of(&reals)).boxed(),
+        1 => (one_of(&COMPLEX), one_of(&COMPLEX)).boxed(),
+    ]
+    .prop_flat_map(|(from, to)| {
+        let (b, b2) = (from.byte_width() as i64, to.byte_width() as i64);
+        let d = dims(0..=2, 4).prop_map(move |mut d| {
+            if b2 > b {
+                d.push(b2 / b);
+            }
+            d
+        });
+        (d.prop_flat_map(move |d| literal(from, d)), Just(to))
+    })
+    .prop_map(|(x, to)| {
+        let mut b = Builder::default();
+        let p = b.param(x);
+        b.push("BitcastConvertType", &[&p], json!({"new_element_type": to.name()}));
+        b.finish("BitcastConvertType")
+    })
+    .boxed()
+}
+
+/// Same-width bitcasts, and (one time in two) bitcasts between widths.
 fn bitcast() -> BoxedStrategy<Program> {
+    prop_oneof![same_width_bitcast(), bitcast_widths()].boxed()
+}
+
+fn same_width_bitcast() -> BoxedStrategy<Program> {
     let widths: Vec<Vec<ElementType>> = vec![
         vec![E::S8, E::U8, E::F8E4M3FN, E::F8E5M2],
         vec![E::S16, E::U16, E::F16, E::BF16],
