@@ -106,3 +106,34 @@ fn generated_programs_mostly_run() {
     }
     assert!(idle.is_empty(), "generators whose programs mostly fail: {idle:?}");
 }
+
+/// Dag programs are multi-instruction, reuse values, and nest
+/// computations (While, Conditional, Map, Sort) in a fair share of draws.
+#[test]
+fn dag_programs_are_dags_with_nested_computations() {
+    use xlaref::harness::campaign::draw;
+    let dag = gen::select(&["Dag".to_string()]).expect("a Dag generator").remove(0).1;
+    let (mut nested, mut reused, mut sizes) = (0, 0, Vec::new());
+    for i in 0..64u64 {
+        let Some(p) = draw(&dag, 0xda9, i) else { continue };
+        let main = &p.module["computations"]["main"]["instructions"];
+        let instructions = main.as_array().map_or(0, Vec::len);
+        sizes.push(instructions);
+        let ops: Vec<&str> = main.as_array().into_iter().flatten().filter_map(|i| i["op"].as_str()).collect();
+        if ops.iter().any(|o| ["While", "Conditional", "Map", "Sort"].contains(o)) {
+            nested += 1;
+        }
+        let mut uses = std::collections::HashMap::new();
+        for operand in main.as_array().into_iter().flatten().flat_map(|i| i["operands"].as_array().cloned().unwrap_or_default()) {
+            *uses.entry(operand.to_string()).or_insert(0) += 1;
+        }
+        if uses.values().any(|&n| n > 1) {
+            reused += 1;
+        }
+    }
+    assert_eq!(sizes.len(), 64);
+    assert!(sizes.iter().all(|&n| n >= 2), "every Dag program has at least two instructions: {sizes:?}");
+    assert!(sizes.iter().any(|&n| n >= 20), "some Dag programs are long: {sizes:?}");
+    assert!(nested >= 16, "only {nested} of 64 Dag programs nest a computation");
+    assert!(reused >= 32, "only {reused} of 64 Dag programs use a value twice");
+}

@@ -23,8 +23,22 @@ const TYPES: [ElementType; 7] = [E::F32, E::F64, E::F16, E::BF16, E::S32, E::S64
 
 /// The kinds of step.
 const STEPS: [&str; 16] = [
-    "binary", "binary", "unary", "select", "clamp", "rev", "reduce", "flatten", "slice_pad", "sort", "map", "while", "conditional",
-    "dynamic", "constant", "transcendental",
+    "binary",
+    "binary",
+    "unary",
+    "select",
+    "clamp",
+    "rev",
+    "reduce",
+    "flatten",
+    "slice_pad",
+    "sort",
+    "map",
+    "while",
+    "conditional",
+    "dynamic",
+    "constant",
+    "transcendental",
 ];
 
 /// One step: its kind and three picks among earlier values (and sizes).

@@ -167,7 +167,12 @@ fn batch_norm(op: &'static str) -> BoxedStrategy<Program> {
                     float_array(t, f.clone(), false),
                     float_array(t, f, true),
                 ],
-                _ => vec![float_array(t, f.clone(), false), float_array(t, f.clone(), false), float_array(t, f, true), float_array(t, d.clone(), false)],
+                _ => vec![
+                    float_array(t, f.clone(), false),
+                    float_array(t, f.clone(), false),
+                    float_array(t, f, true),
+                    float_array(t, d.clone(), false),
+                ],
             };
             (float_array(t, d, false), per_feature, Just(k), Just(epsilon))
         })

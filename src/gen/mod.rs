@@ -43,7 +43,8 @@ impl Program {
 
     /// The program as an xla-json/1 case with the given expectation.
     pub fn case(&self, name: &str, source: &str, expected: Value) -> Value {
-        let typed = |list: &[Literal]| -> Vec<Value> { list.iter().map(|a| write_typed_literal(a, WriteOptions { exact_bits: true })).collect() };
+        let typed =
+            |list: &[Literal]| -> Vec<Value> { list.iter().map(|a| write_typed_literal(a, WriteOptions { exact_bits: true })).collect() };
         let args = typed(&self.args);
         let mut case = json!({"format": "xla-json/1", "name": name, "source": source, "module": self.module, "args": args});
         if let (Some(lists), Value::Object(obj)) = (&self.replica_args, &mut case) {
@@ -122,7 +123,13 @@ impl Builder {
 
     pub fn finish(mut self, op: &'static str) -> Program {
         self.computations.insert("main".into(), json!({"params": self.params, "instructions": self.instructions}));
-        Program { op, module: json!({"format": "xla-json/1", "computations": self.computations}), args: self.args, replicas: 1, replica_args: None }
+        Program {
+            op,
+            module: json!({"format": "xla-json/1", "computations": self.computations}),
+            args: self.args,
+            replicas: 1,
+            replica_args: None,
+        }
     }
 
     /// The next free instruction name of main (for callers that build

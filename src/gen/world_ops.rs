@@ -33,7 +33,13 @@ fn rng_bit_generator() -> BoxedStrategy<Program> {
 
 /// A scalar of `t` from an f64 (rounded or wrapped into the type).
 fn scalar_of(t: ElementType, x: f64) -> Literal {
-    let data = if t.is_float() { Data::F64(vec![x]) } else if t.is_pred() { Data::Pred(vec![x != 0.0]) } else { Data::S64(vec![x as i64]) };
+    let data = if t.is_float() {
+        Data::F64(vec![x])
+    } else if t.is_pred() {
+        Data::Pred(vec![x != 0.0])
+    } else {
+        Data::S64(vec![x as i64])
+    };
     Literal::Array(ArrayLiteral::new(vec![], convert(&data, t)))
 }
 

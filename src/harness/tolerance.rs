@@ -126,7 +126,9 @@ pub fn allowance(module: &VerifiedModule, comp: usize, instr: usize, operands: &
         return Allowance::Statistical;
     }
     if let (Op::BatchNormTraining { .. } | Op::BatchNormGrad { .. }, Some(first)) = (op, operands.first().and_then(|o| o.as_array())) {
-        if let Some(parts) = Precision::of(first.element_type()).and_then(|p| super::tolerance_bn::batch_norm_parts(op, p, operands, reference)) {
+        if let Some(parts) =
+            Precision::of(first.element_type()).and_then(|p| super::tolerance_bn::batch_norm_parts(op, p, operands, reference))
+        {
             return parts;
         }
     }
@@ -169,7 +171,7 @@ pub fn allowance(module: &VerifiedModule, comp: usize, instr: usize, operands: &
         // Which non-finite value a factorization or substitution of
         // non-finite data gives (inf or NaN, and its sign) depends on the
         // order of its operations: lenient, as complex Mul and Div.
-        Op::Cholesky { .. } | Op::TriangularSolve { .. } => lenient_specials(heuristic(precision, result, operands)),
+        Op::Cholesky { .. } | Op::TriangularSolve { .. } => linalg(precision, result, operands),
         _ => Allowance::Exact,
     }
 }
@@ -442,6 +444,25 @@ fn heuristic(p: Precision, result: &ArrayLiteral, operands: &[&Literal]) -> Allo
     Allowance::Intervals(intervals)
 }
 
+/// Cholesky and TriangularSolve: the heuristic bound, lenient on
+/// non-finite parts, and an overflow is honest when a product of an operand
+/// element and a result element, summed `n` times, can exceed the type's
+/// range (`max|operand| · max|result| · n >= max finite`, with both
+/// magnitudes at least 1): whether such an intermediate overflows depends
+/// on the order of the substitution, while the reference's result may be
+/// finite.
+fn linalg(p: Precision, result: &ArrayLiteral, operands: &[&Literal]) -> Allowance {
+    let largest = |a: &ArrayLiteral| complexes(a).map_or(0.0, |v| v.iter().map(|z| z.norm()).filter(|x| x.is_finite()).fold(0.0, f64::max));
+    let a = operands.iter().filter_map(|o| o.as_array()).map(largest).fold(1.0, f64::max);
+    let x = largest(result).max(1.0);
+    let n = operands.iter().map(|o| o.total_elements()).max().unwrap_or(1) as f64;
+    let overflows = a * x * n >= p.max_finite;
+    match lenient_specials(heuristic(p, result, operands)) {
+        Allowance::Intervals(v) if overflows => Allowance::Intervals(v.into_iter().map(|i| Interval { may_overflow: true, ..i }).collect()),
+        other => other,
+    }
+}
+
 /// A computation whose root adds its two parameters.
 fn is_add(c: &Computation) -> bool {
     c.param_count == 2
@@ -486,11 +507,12 @@ pub fn judge(actual: &Literal, reference: &Literal, allowance: &Allowance) -> Op
             })
         }
         Allowance::Parts(parts) => match (actual.as_tuple(), reference.as_tuple()) {
-            (Some(a), Some(r)) if a.len() == r.len() && a.len() == parts.len() => {
-                a.iter().zip(r).zip(parts).enumerate().find_map(|(i, ((x, y), allowance))| {
-                    judge(x, y, allowance).map(|m| Mismatch { at: format!("{{{i}}}{}", m.at), ..m })
-                })
-            }
+            (Some(a), Some(r)) if a.len() == r.len() && a.len() == parts.len() => a
+                .iter()
+                .zip(r)
+                .zip(parts)
+                .enumerate()
+                .find_map(|(i, ((x, y), allowance))| judge(x, y, allowance).map(|m| Mismatch { at: format!("{{{i}}}{}", m.at), ..m })),
             _ => compare(actual, reference, None),
         },
     }

@@ -154,15 +154,22 @@ mod tests {
         let op = Op::BatchNormTraining { epsilon: 1.0, feature_index: 1 };
         let x = f32s(vec![4, 1], vec![1e30, 1.0, -1e30, 0.0]);
         let (scale, offset) = (f32s(vec![1], vec![1.0]), f32s(vec![1], vec![0.0]));
-        let reference = Literal::Tuple(vec![f32s(vec![4, 1], vec![1.0, 0.0, -1.0, 0.0]), f32s(vec![1], vec![0.25]), f32s(vec![1], vec![f32::INFINITY])]);
+        let reference = Literal::Tuple(vec![
+            f32s(vec![4, 1], vec![1.0, 0.0, -1.0, 0.0]),
+            f32s(vec![1], vec![0.25]),
+            f32s(vec![1], vec![f32::INFINITY]),
+        ]);
         let p = Precision::of(ElementType::F32).expect("f32 is a float type");
         let allowed = batch_norm_parts(&op, p, &[&x, &scale, &offset], &reference).expect("a batch-norm allowance");
-        let cancelled = Literal::Tuple(vec![f32s(vec![4, 1], vec![1.0, 0.0, -1.0, 0.0]), f32s(vec![1], vec![0.0]), f32s(vec![1], vec![f32::INFINITY])]);
+        let cancelled =
+            Literal::Tuple(vec![f32s(vec![4, 1], vec![1.0, 0.0, -1.0, 0.0]), f32s(vec![1], vec![0.0]), f32s(vec![1], vec![f32::INFINITY])]);
         assert!(judge(&cancelled, &reference, &allowed).is_none());
         let small = f32s(vec![4, 1], vec![1.0, 2.0, 3.0, 4.0]);
-        let reference = Literal::Tuple(vec![f32s(vec![4, 1], vec![-1.3, -0.4, 0.4, 1.3]), f32s(vec![1], vec![2.5]), f32s(vec![1], vec![1.25])]);
+        let reference =
+            Literal::Tuple(vec![f32s(vec![4, 1], vec![-1.3, -0.4, 0.4, 1.3]), f32s(vec![1], vec![2.5]), f32s(vec![1], vec![1.25])]);
         let allowed = batch_norm_parts(&op, p, &[&small, &scale, &offset], &reference).expect("a batch-norm allowance");
-        let wrong = Literal::Tuple(vec![f32s(vec![4, 1], vec![-1.3, -0.4, 0.4, 1.3]), f32s(vec![1], vec![2.75]), f32s(vec![1], vec![1.25])]);
+        let wrong =
+            Literal::Tuple(vec![f32s(vec![4, 1], vec![-1.3, -0.4, 0.4, 1.3]), f32s(vec![1], vec![2.75]), f32s(vec![1], vec![1.25])]);
         let m = judge(&wrong, &reference, &allowed).expect("a wrong mean is rejected");
         assert!(m.at.starts_with("{1}"), "{}", m.at);
     }
