@@ -110,7 +110,7 @@ impl Dag<'_> {
     /// Reduce over one dimension (max, or add at the top level where the
     /// tolerance model bounds the sum), broadcast back.
     fn reduce_and_broadcast(&mut self, a: &str, dim: i64, small: u8) -> String {
-        let f = self.b.binary_computation(if small % 2 == 0 { "Max" } else { "Add" }, self.t);
+        let f = self.b.binary_computation(if small.is_multiple_of(2) { "Max" } else { "Add" }, self.t);
         let init = self.init.clone();
         let r = self.b.push("Reduce", &[a, &init], json!({"computation": f, "dimensions": [dim]}));
         let kept: Vec<i64> = self.all_dims().into_iter().filter(|&x| x != dim).collect();
@@ -137,8 +137,8 @@ impl Dag<'_> {
     /// Sort along a dimension: ascending or descending in the total order
     /// (floats) or the integer order.
     fn sort(&mut self, a: &str, dim: i64, small: u8) -> String {
-        let cmp = self.comparator(small % 2 == 0);
-        self.b.push("Sort", &[a], json!({"comparator": cmp, "dimension": dim, "is_stable": small % 3 == 0}))
+        let cmp = self.comparator(small.is_multiple_of(2));
+        self.b.push("Sort", &[a], json!({"comparator": cmp, "dimension": dim, "is_stable": small.is_multiple_of(3)}))
     }
 
     fn comparator(&mut self, ascending: bool) -> String {

@@ -497,7 +497,7 @@ pub fn judge(actual: &Literal, reference: &Literal, allowance: &Allowance) -> Op
             if actual.shape() != reference.shape() {
                 return compare(actual, reference, None);
             }
-            let values = actual.as_array().and_then(|a| real_values(a))?;
+            let values = actual.as_array().and_then(real_values)?;
             let outside = values.iter().position(|&v| !(v >= *low && (v < *high || (*closed && v == *high))))?;
             let at = actual.as_array().map(|a| format!("{:?}", a.shape.unlinear(outside).as_slice())).unwrap_or_default();
             Some(Mismatch {
