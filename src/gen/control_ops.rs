@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use xlaref_reference::literal::{ArrayLiteral, Literal};
 use xlaref_reference::types::ElementType;
 
-use super::values::{array, dims, index_value, literal, nonempty_dims, one_of, scalar, types, FLOATS, INTS};
+use super::values::{array, dims, index_value, literal, nonempty_dims, one_of, scalar, types, FLOATS, INTS, SMALL_FLOATS};
 use super::{comp, const_ins, ins, scalar_shape, Builder, Program};
 
 use ElementType as E;
@@ -222,7 +222,7 @@ fn get_dimension_size() -> BoxedStrategy<Program> {
 /// SetDimensionSize with sizes in and out of the bound, then the value
 /// itself, its size, or a Reduce (which must ignore the padding).
 fn set_dimension_size() -> BoxedStrategy<Program> {
-    (types(&[&INTS, &FLOATS]), nonempty_dims(1..=3, 4), any::<Index>(), 0usize..=2)
+    (types(&[&INTS, &FLOATS, &SMALL_FLOATS]), nonempty_dims(1..=3, 4), any::<Index>(), 0usize..=2)
         .prop_flat_map(|(t, d, k, then)| {
             let k = k.index(d.len());
             (literal(t, d.clone()), index_value(E::S32, d[k]), scalar(t), Just(k), Just(then))
@@ -278,7 +278,7 @@ fn argmax_reducer(b: &mut Builder, t: ElementType) -> String {
 /// Variadic Reduce: argmax of values with their indices over random
 /// dimensions.
 fn reduce_variadic() -> BoxedStrategy<Program> {
-    (types(&[&INTS, &FLOATS]), dims(0..=3, 5), any::<u8>())
+    (types(&[&INTS, &FLOATS, &SMALL_FLOATS]), dims(0..=3, 5), any::<u8>())
         .prop_flat_map(|(t, d, mask)| {
             let which: Vec<i64> = (0..d.len() as i64).filter(|i| mask & (1 << i) != 0).collect();
             (literal(t, d.clone()), literal(E::S32, d), scalar(t), scalar(E::S32), Just(which))
@@ -322,7 +322,7 @@ fn comparator(kind: &str, key_float: bool) -> Vec<Value> {
 /// second operand.
 fn sort_multi() -> BoxedStrategy<Program> {
     (
-        types(&[&INTS, &FLOATS]),
+        types(&[&INTS, &FLOATS, &SMALL_FLOATS]),
         one_of(&[E::S32, E::U8, E::S64, E::F32]),
         dims(1..=3, 5),
         any::<Index>(),

@@ -207,10 +207,10 @@ fn dynamic_update_slice() -> BoxedStrategy<Program> {
 /// The reducers: (op, the types it applies to).
 fn reducer() -> BoxedStrategy<(&'static str, ElementType)> {
     prop_oneof![
-        3 => types(&[&INTS, &FLOATS, &COMPLEX]).prop_map(|t| ("Add", t)),
-        2 => types(&[&INTS, &FLOATS]).prop_map(|t| ("Max", t)),
-        1 => types(&[&INTS, &FLOATS]).prop_map(|t| ("Min", t)),
-        1 => types(&[&INTS, &FLOATS]).prop_map(|t| ("Mul", t)),
+        3 => types(&[&INTS, &FLOATS, &SMALL_FLOATS, &COMPLEX]).prop_map(|t| ("Add", t)),
+        2 => types(&[&INTS, &FLOATS, &SMALL_FLOATS]).prop_map(|t| ("Max", t)),
+        1 => types(&[&INTS, &FLOATS, &SMALL_FLOATS]).prop_map(|t| ("Min", t)),
+        1 => types(&[&INTS, &FLOATS, &SMALL_FLOATS]).prop_map(|t| ("Mul", t)),
         1 => Just(("Or", E::Pred)),
     ]
     .boxed()
@@ -341,7 +341,7 @@ fn conv() -> BoxedStrategy<Program> {
 /// Sort of one operand (ascending with Lt, or total order) or of a key and
 /// a value operand, stable or not, along any dimension.
 fn sort() -> BoxedStrategy<Program> {
-    (types(&[&INTS, &FLOATS]), dims(1..=3, 6), any::<Index>(), any::<bool>(), any::<bool>(), any::<bool>())
+    (types(&[&INTS, &FLOATS, &SMALL_FLOATS]), dims(1..=3, 6), any::<Index>(), any::<bool>(), any::<bool>(), any::<bool>())
         .prop_flat_map(|(t, d, k, two, total, stable)| {
             (
                 literal(t, d.clone()),
@@ -401,7 +401,7 @@ fn fft() -> BoxedStrategy<Program> {
 /// Gather of rows: operand [n, m], indices [k] (some out of bounds, which
 /// clamp), slices [1, w] collapsed to [k, w].
 fn gather() -> BoxedStrategy<Program> {
-    (types(&[&INTS, &FLOATS]), 1i64..=6, 1i64..=4, 0i64..=5)
+    (types(&[&INTS, &FLOATS, &SMALL_FLOATS]), 1i64..=6, 1i64..=4, 0i64..=5)
         .prop_flat_map(|(t, n, m, k)| {
             let idx = proptest::collection::vec(-2i32..=(n as i32 + 1), k as usize);
             (literal(t, vec![n, m]), idx, 0..=m)

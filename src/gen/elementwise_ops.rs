@@ -140,7 +140,7 @@ fn compare(op: &'static str) -> BoxedStrategy<Program> {
 }
 
 fn select() -> BoxedStrategy<Program> {
-    (types(&[&INTS, &FLOATS, &COMPLEX]), dims(0..=3, 4), any::<bool>())
+    (types(&[&INTS, &FLOATS, &SMALL_FLOATS, &COMPLEX]), dims(0..=3, 4), any::<bool>())
         .prop_flat_map(|(t, d, scalar_pred)| {
             let pd = if scalar_pred { vec![] } else { d.clone() };
             (literal(E::Pred, pd), literal(t, d.clone()), literal(t, d))
@@ -155,7 +155,7 @@ fn select() -> BoxedStrategy<Program> {
 }
 
 fn clamp() -> BoxedStrategy<Program> {
-    (types(&[&INTS, &FLOATS]), dims(0..=3, 4), any::<bool>())
+    (types(&[&INTS, &FLOATS, &SMALL_FLOATS]), dims(0..=3, 4), any::<bool>())
         .prop_flat_map(|(t, d, scalar_bounds)| {
             let bd = if scalar_bounds { vec![] } else { d.clone() };
             (literal(t, bd.clone()), literal(t, d), literal(t, bd))

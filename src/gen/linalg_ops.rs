@@ -194,7 +194,7 @@ type ScatterWindow = (i64, i64, i64, i64, i64);
 /// with Ge or Gt and scattering with Add.
 fn select_and_scatter() -> BoxedStrategy<Program> {
     let dim = (1i64..=5, 1i64..=3, 1i64..=3, 0i64..=1, 0i64..=1).prop_map(|(n, w, s, lo, hi)| (n, w.min(n + lo + hi), s, lo, hi));
-    (types(&[&INTS, &FLOATS]), proptest::collection::vec(dim, 1..=3), any::<bool>())
+    (types(&[&INTS, &FLOATS, &SMALL_FLOATS]), proptest::collection::vec(dim, 1..=3), any::<bool>())
         .prop_flat_map(|(t, window, strict): (ElementType, Vec<ScatterWindow>, bool)| {
             let operand: Vec<i64> = window.iter().map(|w| w.0).collect();
             let source: Vec<i64> = window.iter().map(|&(n, w, s, lo, hi)| (n + lo + hi - w) / s + 1).collect();

@@ -87,7 +87,7 @@ fn replica_layout() -> BoxedStrategy<(usize, usize, Vec<usize>, bool)> {
 /// One collective on per-replica arguments of one shape, returned with the
 /// replica's id.
 fn collective(op: &'static str) -> BoxedStrategy<Program> {
-    (replica_layout(), types(&[&INTS, &FLOATS]), dims(1..=3, 3), any::<Index>(), any::<Index>(), 0usize..4, any::<u64>())
+    (replica_layout(), types(&[&INTS, &FLOATS, &SMALL_FLOATS]), dims(1..=3, 3), any::<Index>(), any::<Index>(), 0usize..4, any::<u64>())
         .prop_flat_map(move |((n, size, order, empty), t, mut d, k, k2, reducer, seed)| {
             let k = k.index(d.len());
             if matches!(op, "ReduceScatter" | "AllToAll") {
