@@ -139,9 +139,69 @@ fn permutation_pairs(n: usize, order: &[usize], seed: u64) -> Vec<[i64; 2]> {
     (0..n).filter(|&s| seed >> (s % 64) & 1 == 1 || n == 1).map(|s| [s as i64, order[s] as i64]).collect()
 }
 
+/// Collectives inside a While: every replica runs the same number of
+/// trips; each trip all-reduces the carried array within the groups and
+/// adds the replica's own value back; after the loop an AllGather joins
+/// the replicas' results.
+fn collective_loop() -> BoxedStrategy<Program> {
+    (replica_layout(), types(&[&INTS, &FLOATS]), dims(1..=2, 3), 0i64..=3, 0usize..3)
+        .prop_flat_map(|((n, size, order, empty), t, d, trips, reducer)| {
+            (proptest::collection::vec(literal(t, d), n), Just((n, size, order, empty, trips, reducer)))
+        })
+        .prop_map(|(args, (n, size, order, empty, trips, reducer))| {
+            use super::{comp, const_ins, ins};
+            let mut b = Builder::default();
+            let t = args[0].as_array().map_or(E::F32, |a| a.element_type());
+            let shape = args[0].shape().to_string();
+            let g = groups(n, size, &order, empty);
+            let f = b.binary_computation(["Add", "Max", "Min"][reducer], t);
+            let state = format!("(s32[], {shape})");
+            b.computation(
+                "cond",
+                comp(
+                    &[("s", state.clone())],
+                    vec![
+                        ins("i", "GetTupleElement", &["s"], json!({"index": 0})),
+                        const_ins("n", E::S32, trips),
+                        ins("r", "Lt", &["i", "n"], json!({})),
+                    ],
+                ),
+            );
+            b.computation(
+                "body",
+                comp(
+                    &[("s", state)],
+                    vec![
+                        ins("i", "GetTupleElement", &["s"], json!({"index": 0})),
+                        ins("x", "GetTupleElement", &["s"], json!({"index": 1})),
+                        const_ins("one", E::S32, 1),
+                        ins("i2", "Add", &["i", "one"], json!({})),
+                        ins("all", "AllReduce", &["x"], json!({"computation": f, "replica_groups": g})),
+                        ins("x2", "Add", &["all", "x"], json!({})),
+                        ins("r", "Tuple", &["i2", "x2"], json!({})),
+                    ],
+                ),
+            );
+            let x = b.param(args[0].clone());
+            let zero = b.constant(&Literal::Array(ArrayLiteral::scalar(0i32)));
+            let init = b.push("Tuple", &[&zero, &x], json!({}));
+            let w = b.push("While", &[&init], json!({"condition": "cond", "body": "body"}));
+            let out = b.push("GetTupleElement", &[&w], json!({"index": 1}));
+            let gathered = b.push("AllGather", &[&out], json!({"all_gather_dim": 0, "shard_count": size, "replica_groups": g}));
+            let id = b.push("ReplicaId", &[], json!({}));
+            b.push("Tuple", &[&gathered, &id], json!({}));
+            let mut program = b.finish("CollectiveLoop");
+            program.replicas = n;
+            program.replica_args = Some(args.into_iter().map(|a| vec![a]).collect());
+            program
+        })
+        .boxed()
+}
+
 pub fn generators() -> Vec<(&'static str, BoxedStrategy<Program>)> {
     let mut out: Vec<(&'static str, BoxedStrategy<Program>)> =
         vec![("RngBitGenerator", rng_bit_generator()), ("RngUniform", rng("RngUniform")), ("RngNormal", rng("RngNormal"))];
     out.extend(COLLECTIVES.iter().map(|&op| (op, collective(op))));
+    out.push(("CollectiveLoop", collective_loop()));
     out
 }
