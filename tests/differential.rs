@@ -137,3 +137,36 @@ fn dag_programs_are_dags_with_nested_computations() {
     assert!(nested >= 16, "only {nested} of 64 Dag programs nest a computation");
     assert!(reused >= 32, "only {reused} of 64 Dag programs use a value twice");
 }
+
+/// A multi-replica program becomes a case with `replicas`, `replica_args`
+/// and `expected_per_replica` that `xlaref check` replays on both engines.
+#[test]
+fn replicated_programs_replay_as_cases() {
+    use xlaref::harness::campaign::{draw, reference_case};
+    let generators = gen::select(&["CollectiveLoop".to_string(), "AllToAll".to_string()]).expect("collective generators");
+    let dir = std::env::temp_dir().join(format!("xlaref-replicated-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let mut several = 0;
+    for (op, strategy) in &generators {
+        for i in 0..8u64 {
+            let Some(p) = draw(strategy, 0x7e91, i) else { continue };
+            let case = reference_case(&p, &format!("replicated/{op}/{i}"), "tests/differential.rs");
+            if p.replicas > 1 {
+                several += 1;
+                assert_eq!(case["replicas"], p.replicas as u64);
+                assert_eq!(case["expected_per_replica"].as_array().map(Vec::len), Some(p.replicas), "{case}");
+            }
+            std::fs::write(dir.join(format!("{op}_{i}.json")), case.to_string()).expect("the case is written");
+        }
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_xlaref"))
+        .args(["check", "--engine", "both"])
+        .arg(&dir)
+        .output()
+        .expect("xlaref runs");
+    let _ = std::fs::remove_dir_all(&dir);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("32 passed, 0 failed"), "{stdout}");
+    assert!(several >= 4, "only {several} of 16 programs ran on several replicas");
+}
