@@ -1,8 +1,9 @@
 //! Program DAGs: 2 to 20 steps over a pool of values of one shape, each
 //! step reading earlier values (so values are reused and have several
 //! consumers) through shape-preserving ops, shape-changing round trips
-//! (reduce then broadcast, slice then pad, flatten then reshape, dynamic
-//! slice then update), and nested computations: Map, Sort, and While and
+//! (reduce then broadcast, slice then pad, flatten then reshape, transpose
+//! and back, concatenate then slice, dynamic slice then update), and
+//! nested computations: Map, Sort, and While and
 //! Conditional whose bodies hold a Map, a Reduce and a Sort.
 //!
 //! Nested bodies use only exactly rounded ops (and a max Reduce, whose
@@ -99,6 +100,26 @@ impl Dag<'_> {
             "while" => self.while_loop(&a, &c, i64::from(small % 4)),
             "conditional" => self.conditional(&a, &c),
             "dynamic" if ranked => self.dynamic(&a, &c, dim as usize, small),
+            "transpose" if self.d.len() >= 2 => {
+                // Reverse the dimensions, then put them back.
+                let reversed: Vec<i64> = self.all_dims().into_iter().rev().collect();
+                let t = self.b.push("Transpose", &[&a], json!({"permutation": reversed}));
+                self.b.push("Transpose", &[&t], json!({"permutation": reversed}))
+            }
+            "concat" if ranked => {
+                // Join a and c along a dimension and take a window that
+                // straddles the seam.
+                let n = self.d[dim as usize];
+                let joined = self.b.push("ConcatInDim", &[&a, &c], json!({"dimension": dim}));
+                let shift = i64::from(small) % (n + 1);
+                let starts: Vec<i64> = (0..self.rank()).map(|i| if i == dim { shift } else { 0 }).collect();
+                let limits: Vec<i64> = self.d.iter().enumerate().map(|(i, &s)| if i as i64 == dim { shift + s } else { s }).collect();
+                self.b.push(
+                    "Slice",
+                    &[&joined],
+                    json!({"start_indices": starts, "limit_indices": limits, "strides": vec![1; self.d.len()]}),
+                )
+            }
             "constant" => {
                 let cst = self.b.constant(self.constant);
                 self.b.push(binary, &[&cst, &a], json!({}))
