@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use xlaref_reference::literal::Literal;
 use xlaref_reference::types::ElementType;
 
-use super::values::{array, dims, index_value, literal, nonempty_dims, one_of, scalar, types, COMPLEX, FLOATS, INTS};
+use super::values::{array, dims, index_value, literal, nonempty_dims, one_of, scalar, types, COMPLEX, FLOATS, INTS, SMALL_FLOATS};
 use super::{Builder, Program};
 
 use ElementType as E;
@@ -152,7 +152,7 @@ fn concat() -> BoxedStrategy<Program> {
 }
 
 fn iota() -> BoxedStrategy<Program> {
-    (types(&[&INTS, &FLOATS, &COMPLEX]), dims(1..=3, 6), any::<Index>())
+    (types(&[&INTS, &FLOATS, &SMALL_FLOATS, &COMPLEX]), dims(1..=3, 6), any::<Index>())
         .prop_map(|(t, d, k)| {
             let mut b = Builder::default();
             let shape = format!("{}{:?}", t.name(), d).replace(' ', "");
@@ -207,10 +207,10 @@ fn dynamic_update_slice() -> BoxedStrategy<Program> {
 /// The reducers: (op, the types it applies to).
 fn reducer() -> BoxedStrategy<(&'static str, ElementType)> {
     prop_oneof![
-        3 => types(&[&INTS, &FLOATS, &COMPLEX]).prop_map(|t| ("Add", t)),
-        2 => types(&[&INTS, &FLOATS]).prop_map(|t| ("Max", t)),
-        1 => types(&[&INTS, &FLOATS]).prop_map(|t| ("Min", t)),
-        1 => types(&[&INTS, &FLOATS]).prop_map(|t| ("Mul", t)),
+        3 => types(&[&INTS, &FLOATS, &SMALL_FLOATS, &COMPLEX]).prop_map(|t| ("Add", t)),
+        2 => types(&[&INTS, &FLOATS, &SMALL_FLOATS]).prop_map(|t| ("Max", t)),
+        1 => types(&[&INTS, &FLOATS, &SMALL_FLOATS]).prop_map(|t| ("Min", t)),
+        1 => types(&[&INTS, &FLOATS, &SMALL_FLOATS]).prop_map(|t| ("Mul", t)),
         1 => Just(("Or", E::Pred)),
     ]
     .boxed()
@@ -295,14 +295,15 @@ fn dot_general() -> BoxedStrategy<Program> {
 }
 
 /// ConvWithGeneralPadding in the default layout (lhs [N, C, spatial...],
-/// rhs [O, I, spatial...]) with strides, padding, dilations and groups.
+/// rhs [O, I, spatial...]) with strides, padding, dilations, and feature
+/// or batch groups.
 fn conv() -> BoxedStrategy<Program> {
-    (one_of(&[E::F32, E::F64, E::S32, E::F16]), 1usize..=2, 1i64..=2, 1i64..=2, 1i64..=3, 1i64..=2)
-        .prop_flat_map(|(t, n_spatial, batch, groups, in_per_group, out_per_group)| {
+    (one_of(&[E::F32, E::F64, E::S32, E::F16]), 1usize..=2, 1i64..=2, 1i64..=3, 1i64..=3, 1i64..=2, any::<bool>())
+        .prop_flat_map(|(t, n_spatial, batch, groups, in_per_group, out_per_group, by_batch)| {
             let spatial = proptest::collection::vec((1i64..=5, 1i64..=3, 1i64..=2, -1i64..=2, 0i64..=2, 1i64..=2, 1i64..=2), n_spatial);
-            (Just(t), Just(batch), Just(groups), Just(in_per_group), Just(out_per_group), spatial)
+            (Just(t), Just(batch), Just(groups), Just(in_per_group), Just((out_per_group, by_batch)), spatial)
         })
-        .prop_flat_map(|(t, batch, groups, ipg, opg, spatial)| {
+        .prop_flat_map(|(t, batch, groups, ipg, (opg, by_batch), spatial)| {
             let spatial: Vec<_> = spatial
                 .into_iter()
                 .map(|(input, window, stride, lo, hi, ld, rd)| {
@@ -313,11 +314,15 @@ fn conv() -> BoxedStrategy<Program> {
                     (input, window, stride, lo, hi, ld, rd)
                 })
                 .collect();
-            let lhs = [vec![batch, groups * ipg], spatial.iter().map(|s| s.0).collect()].concat();
+            // Feature groups split the input features; batch groups split
+            // the batch (each group convolved with its share of the kernels).
+            let (lhs_batch, lhs_features) = if by_batch { (batch * groups, ipg) } else { (batch, groups * ipg) };
+            let lhs = [vec![lhs_batch, lhs_features], spatial.iter().map(|s| s.0).collect()].concat();
             let rhs = [vec![groups * opg, ipg], spatial.iter().map(|s| s.1).collect()].concat();
-            (literal(t, lhs), literal(t, rhs), Just(spatial), Just(groups))
+            let (fgc, bgc) = if by_batch { (1, groups) } else { (groups, 1) };
+            (literal(t, lhs), literal(t, rhs), Just(spatial), Just((fgc, bgc)))
         })
-        .prop_map(|(l, r, spatial, groups)| {
+        .prop_map(|(l, r, spatial, (fgc, bgc))| {
             let mut b = Builder::default();
             let (p, q) = (b.param(l), b.param(r));
             let col = |f: fn(&ConvDim) -> i64| spatial.iter().map(f).collect::<Vec<i64>>();
@@ -326,7 +331,7 @@ fn conv() -> BoxedStrategy<Program> {
                 "ConvWithGeneralPadding",
                 &[&p, &q],
                 json!({"window_strides": col(|s| s.2), "padding": padding, "lhs_dilation": col(|s| s.5),
-                       "rhs_dilation": col(|s| s.6), "feature_group_count": groups}),
+                       "rhs_dilation": col(|s| s.6), "feature_group_count": fgc, "batch_group_count": bgc}),
             );
             b.finish("Conv")
         })
@@ -336,7 +341,7 @@ fn conv() -> BoxedStrategy<Program> {
 /// Sort of one operand (ascending with Lt, or total order) or of a key and
 /// a value operand, stable or not, along any dimension.
 fn sort() -> BoxedStrategy<Program> {
-    (types(&[&INTS, &FLOATS]), dims(1..=3, 6), any::<Index>(), any::<bool>(), any::<bool>(), any::<bool>())
+    (types(&[&INTS, &FLOATS, &SMALL_FLOATS]), dims(1..=3, 6), any::<Index>(), any::<bool>(), any::<bool>(), any::<bool>())
         .prop_flat_map(|(t, d, k, two, total, stable)| {
             (
                 literal(t, d.clone()),
@@ -396,7 +401,7 @@ fn fft() -> BoxedStrategy<Program> {
 /// Gather of rows: operand [n, m], indices [k] (some out of bounds, which
 /// clamp), slices [1, w] collapsed to [k, w].
 fn gather() -> BoxedStrategy<Program> {
-    (types(&[&INTS, &FLOATS]), 1i64..=6, 1i64..=4, 0i64..=5)
+    (types(&[&INTS, &FLOATS, &SMALL_FLOATS]), 1i64..=6, 1i64..=4, 0i64..=5)
         .prop_flat_map(|(t, n, m, k)| {
             let idx = proptest::collection::vec(-2i32..=(n as i32 + 1), k as usize);
             (literal(t, vec![n, m]), idx, 0..=m)

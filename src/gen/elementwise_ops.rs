@@ -25,7 +25,7 @@ fn unary_types(op: &str) -> Vec<ElementType> {
     }
 }
 
-const UNARY: [&str; 26] = [
+const UNARY: [&str; 27] = [
     "Abs",
     "Cbrt",
     "Ceil",
@@ -51,6 +51,7 @@ const UNARY: [&str; 26] = [
     "Sign",
     "Sin",
     "Sqrt",
+    "Tan",
     "Tanh",
 ];
 
@@ -80,8 +81,24 @@ fn binary_types(op: &str) -> Vec<ElementType> {
     }
 }
 
-const BINARY: [&str; 15] =
-    ["Add", "Sub", "Mul", "Div", "Rem", "Max", "Min", "Pow", "Atan2", "Complex", "And", "Or", "Xor", "ShiftLeft", "ShiftRightLogical"];
+const BINARY: [&str; 16] = [
+    "Add",
+    "Sub",
+    "Mul",
+    "Div",
+    "Rem",
+    "Max",
+    "Min",
+    "Pow",
+    "Atan2",
+    "Complex",
+    "And",
+    "Or",
+    "Xor",
+    "ShiftLeft",
+    "ShiftRightArithmetic",
+    "ShiftRightLogical",
+];
 
 /// Two operands of one shape, or (one time in four) the lower-rank operand
 /// broadcast with `broadcast_dimensions`.
@@ -114,7 +131,8 @@ fn two_operands(types: Vec<ElementType>) -> BoxedStrategy<(Literal, Literal, Opt
         .boxed()
 }
 
-const COMPARE: [&str; 8] = ["Eq", "Ne", "Lt", "Le", "Gt", "Ge", "EqTotalOrder", "LtTotalOrder"];
+const COMPARE: [&str; 12] =
+    ["Eq", "Ne", "Lt", "Le", "Gt", "Ge", "EqTotalOrder", "NeTotalOrder", "LtTotalOrder", "LeTotalOrder", "GtTotalOrder", "GeTotalOrder"];
 
 fn compare(op: &'static str) -> BoxedStrategy<Program> {
     let t = if op.ends_with("TotalOrder") { FLOATS.to_vec() } else { [&INTS[..], &FLOATS, &SMALL_FLOATS, &[E::Pred]].concat() };
@@ -122,7 +140,7 @@ fn compare(op: &'static str) -> BoxedStrategy<Program> {
 }
 
 fn select() -> BoxedStrategy<Program> {
-    (types(&[&INTS, &FLOATS, &COMPLEX]), dims(0..=3, 4), any::<bool>())
+    (types(&[&INTS, &FLOATS, &SMALL_FLOATS, &COMPLEX]), dims(0..=3, 4), any::<bool>())
         .prop_flat_map(|(t, d, scalar_pred)| {
             let pd = if scalar_pred { vec![] } else { d.clone() };
             (literal(E::Pred, pd), literal(t, d.clone()), literal(t, d))
@@ -137,7 +155,7 @@ fn select() -> BoxedStrategy<Program> {
 }
 
 fn clamp() -> BoxedStrategy<Program> {
-    (types(&[&INTS, &FLOATS]), dims(0..=3, 4), any::<bool>())
+    (types(&[&INTS, &FLOATS, &SMALL_FLOATS]), dims(0..=3, 4), any::<bool>())
         .prop_flat_map(|(t, d, scalar_bounds)| {
             let bd = if scalar_bounds { vec![] } else { d.clone() };
             (literal(t, bd.clone()), literal(t, d), literal(t, bd))
@@ -163,9 +181,40 @@ fn convert() -> BoxedStrategy<Program> {
         .boxed()
 }
 
-/// Same-width bitcasts (width-changing ones need shape changes the
-/// verifier checks; the oracle cases cover them).
+/// Bitcasts between widths: to a narrower type the result gains a minor
+/// dimension of the width ratio; to a wider type the operand's minor
+/// dimension is the ratio and goes away.
+fn bitcast_widths() -> BoxedStrategy<Program> {
+    let reals: Vec<ElementType> = [&INTS[..], &FLOATS, &SMALL_FLOATS].concat();
+    prop_oneof![
+        4 => (one_of(&reals), one_of(&reals)).boxed(),
+        1 => (one_of(&COMPLEX), one_of(&COMPLEX)).boxed(),
+    ]
+    .prop_flat_map(|(from, to)| {
+        let (b, b2) = (from.byte_width() as i64, to.byte_width() as i64);
+        let d = dims(0..=2, 4).prop_map(move |mut d| {
+            if b2 > b {
+                d.push(b2 / b);
+            }
+            d
+        });
+        (d.prop_flat_map(move |d| literal(from, d)), Just(to))
+    })
+    .prop_map(|(x, to)| {
+        let mut b = Builder::default();
+        let p = b.param(x);
+        b.push("BitcastConvertType", &[&p], json!({"new_element_type": to.name()}));
+        b.finish("BitcastConvertType")
+    })
+    .boxed()
+}
+
+/// Same-width bitcasts, and (one time in two) bitcasts between widths.
 fn bitcast() -> BoxedStrategy<Program> {
+    prop_oneof![same_width_bitcast(), bitcast_widths()].boxed()
+}
+
+fn same_width_bitcast() -> BoxedStrategy<Program> {
     let widths: Vec<Vec<ElementType>> = vec![
         vec![E::S8, E::U8, E::F8E4M3FN, E::F8E5M2],
         vec![E::S16, E::U16, E::F16, E::BF16],

@@ -6,9 +6,13 @@
 //! it. Generators aim to produce only valid programs; one that does not
 //! verify is a generator bug, which the tests count.
 
+mod control_ops;
+mod dag;
 mod data_ops;
 mod elementwise_ops;
+mod linalg_ops;
 pub mod values;
+mod world_ops;
 
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
@@ -23,6 +27,11 @@ pub struct Program {
     pub op: &'static str,
     pub module: Value,
     pub args: Vec<Literal>,
+    /// How many replicas run the module (1 unless it holds collectives).
+    pub replicas: usize,
+    /// Per-replica arguments when `replicas` > 1 (replica `r` gets
+    /// `replica_args[r]`); `args` is then replica 0's list.
+    pub replica_args: Option<Vec<Vec<Literal>>>,
 }
 
 impl Program {
@@ -34,8 +43,23 @@ impl Program {
 
     /// The program as an xla-json/1 case with the given expectation.
     pub fn case(&self, name: &str, source: &str, expected: Value) -> Value {
-        let args: Vec<Value> = self.args.iter().map(|a| write_typed_literal(a, WriteOptions { exact_bits: true })).collect();
-        json!({"format": "xla-json/1", "name": name, "source": source, "module": self.module, "args": args, "expected": expected})
+        let typed =
+            |list: &[Literal]| -> Vec<Value> { list.iter().map(|a| write_typed_literal(a, WriteOptions { exact_bits: true })).collect() };
+        let args = typed(&self.args);
+        let mut case = json!({"format": "xla-json/1", "name": name, "source": source, "module": self.module, "args": args});
+        if let (Some(lists), Value::Object(obj)) = (&self.replica_args, &mut case) {
+            obj.insert("replicas".into(), json!(self.replicas));
+            obj.insert("replica_args".into(), Value::Array(lists.iter().map(|l| Value::Array(typed(l))).collect()));
+            obj.remove("args");
+        }
+        if let Value::Object(obj) = &mut case {
+            // A multi-replica run that succeeded has one result per replica.
+            match (&self.replica_args, &expected) {
+                (Some(_), Value::Array(_)) => obj.insert("expected_per_replica".into(), expected),
+                _ => obj.insert("expected".into(), expected),
+            };
+        }
+        case
     }
 }
 
@@ -61,7 +85,7 @@ impl Builder {
     pub fn constant(&mut self, value: &Literal) -> String {
         let literal = write_literal(value, WriteOptions { exact_bits: true });
         let shape = value.shape().to_string();
-        self.push("Constant", &[], json!({"shape": shape, "literal": literal["value"]}))
+        self.push("Constant", &[], json!({"shape": shape, "literal": literal}))
     }
 
     /// An instruction of main; `attrs` is a JSON object of attributes.
@@ -99,14 +123,69 @@ impl Builder {
 
     pub fn finish(mut self, op: &'static str) -> Program {
         self.computations.insert("main".into(), json!({"params": self.params, "instructions": self.instructions}));
-        Program { op, module: json!({"format": "xla-json/1", "computations": self.computations}), args: self.args }
+        Program {
+            op,
+            module: json!({"format": "xla-json/1", "computations": self.computations}),
+            args: self.args,
+            replicas: 1,
+            replica_args: None,
+        }
     }
+
+    /// The next free instruction name of main (for callers that build
+    /// instruction JSON themselves).
+    pub fn len(&self) -> usize {
+        self.instructions.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.instructions.is_empty()
+    }
+}
+
+/// The shape string `t[]` of a scalar.
+pub fn scalar_shape(t: ElementType) -> String {
+    format!("{}[]", t.name())
+}
+
+/// The shape string of an array of type `t`.
+pub fn array_shape(t: ElementType, dims: &[i64]) -> String {
+    let d: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
+    format!("{}[{}]", t.name(), d.join(","))
+}
+
+/// One instruction of a computation given as JSON.
+pub fn ins(name: &str, op: &str, operands: &[&str], attrs: Value) -> Value {
+    let mut instr = Map::new();
+    instr.insert("name".into(), json!(name));
+    instr.insert("op".into(), json!(op));
+    instr.insert("operands".into(), json!(operands));
+    if let Value::Object(a) = attrs {
+        instr.extend(a);
+    }
+    Value::Object(instr)
+}
+
+/// A computation from its parameters (name, shape) and instructions.
+pub fn comp(params: &[(&str, String)], instructions: Vec<Value>) -> Value {
+    let params: Vec<Value> = params.iter().map(|(n, s)| json!({"name": n, "shape": s})).collect();
+    json!({"params": params, "instructions": instructions})
+}
+
+/// A scalar constant instruction of type `t` holding the integer `v`.
+pub fn const_ins(name: &str, t: ElementType, v: i64) -> Value {
+    let literal = if t.is_pred() { json!(v != 0) } else { json!(v) };
+    ins(name, "Constant", &[], json!({"shape": scalar_shape(t), "literal": literal}))
 }
 
 /// Every op with a generator, by the name `--ops` takes.
 pub fn generators() -> Vec<(&'static str, BoxedStrategy<Program>)> {
     let mut all = elementwise_ops::generators();
     all.extend(data_ops::generators());
+    all.extend(control_ops::generators());
+    all.extend(linalg_ops::generators());
+    all.extend(world_ops::generators());
+    all.push(("Dag", dag::dag()));
     all
 }
 

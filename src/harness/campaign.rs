@@ -16,8 +16,12 @@ use xlaref_reference::eval::{Env, Limits};
 use xlaref_reference::json::{write_module, write_typed_literal, WriteOptions};
 use xlaref_reference::verify::VerifyOptions;
 
+use xlaref_reference::literal::Literal;
+use xlaref_reference::verify::VerifiedModule;
+
 use super::case::panic_message;
-use super::engine::{Engine, Reference};
+use super::compare::compare;
+use super::engine::{run_replicas, Engine, Reference};
 use super::lockstep::{lockstep, Verdict};
 use crate::gen::Program;
 
@@ -58,6 +62,9 @@ fn runner(seed: u64, index: u64) -> TestRunner {
 fn check(program: &Program, other: &dyn Engine) -> Result<Option<String>, String> {
     let limits = campaign_limits();
     let verified = program.verified(limits.max_elements)?;
+    if let Some(lists) = &program.replica_args {
+        return Ok(check_replicated(&verified, lists, other));
+    }
     let options = VerifyOptions { max_elements: limits.max_elements };
     let env = || Env::new(campaign_limits());
     let run = catch_unwind(AssertUnwindSafe(|| lockstep(&verified, &program.args, &Reference, other, &options, &env)));
@@ -65,6 +72,24 @@ fn check(program: &Program, other: &dyn Engine) -> Result<Option<String>, String
         Ok(Verdict::Agree(_)) => None,
         Ok(Verdict::Disagree(d)) => Some(format!("instruction `{}` ({}): {}", d.instruction, d.op, d.detail)),
         Err(panic) => Some(format!("an engine panicked: {}", panic_message(&panic))),
+    })
+}
+
+/// A multi-replica program runs whole on both engines (its collectives
+/// talk across replicas, so it cannot run one instruction at a time); each
+/// replica's result is compared exactly.
+fn check_replicated(verified: &VerifiedModule, lists: &[Vec<Literal>], other: &dyn Engine) -> Option<String> {
+    let make_env = || Env::new(campaign_limits());
+    let expected = run_replicas(&Reference, verified, lists.to_vec(), &make_env).results;
+    let actual = run_replicas(other, verified, lists.to_vec(), &make_env).results;
+    if expected.len() != actual.len() {
+        return Some(format!("{} replica results from the reference, {} from the {} engine", expected.len(), actual.len(), other.name()));
+    }
+    expected.iter().zip(&actual).enumerate().find_map(|(r, pair)| match pair {
+        (Err(_), Err(_)) => None,
+        (Err(e), Ok(_)) => Some(format!("replica {r}: the reference fails ({e}) but the {} engine returns a value", other.name())),
+        (Ok(_), Err(e)) => Some(format!("replica {r}: the {} engine fails: {e}", other.name())),
+        (Ok(value), Ok(got)) => compare(got, value, None).map(|m| format!("replica {r}: {m}")),
     })
 }
 
@@ -120,6 +145,24 @@ fn failure_case(program: &Program, seed: u64, index: u64, summary: &str) -> Valu
 /// the error the reference reports).
 pub fn reference_case(program: &Program, name: &str, source: &str) -> Value {
     let expected = match program.verified(campaign_limits().max_elements) {
+        Ok(verified) if program.replica_args.is_some() => {
+            let lists = program.replica_args.clone().unwrap_or_default();
+            let make_env = || Env::new(campaign_limits());
+            let results = run_replicas(&Reference, &verified, lists, &make_env).results;
+            let mut values = Vec::with_capacity(results.len());
+            let mut errors = Vec::new();
+            for (r, result) in results.iter().enumerate() {
+                match result {
+                    Ok(v) => values.push(write_typed_literal(v, WriteOptions { exact_bits: true })),
+                    Err(e) => errors.push(format!("replica {r}: {e}")),
+                }
+            }
+            if errors.is_empty() {
+                Value::Array(values)
+            } else {
+                json!({"error": errors.join("; ")})
+            }
+        }
         Ok(verified) => {
             let mut env = Env::new(campaign_limits());
             match catch_unwind(AssertUnwindSafe(|| Reference.run(&verified, program.args.clone(), &mut env))) {

@@ -293,4 +293,20 @@ mod tests {
         s.add_f64(f64::NEG_INFINITY);
         assert!(s.specials.value().unwrap().is_nan());
     }
+
+    /// NaN·0 in the imaginary part of a product of operands with zero
+    /// imaginary parts is NaN, not an exact 0.
+    #[test]
+    fn nan_real_part_reaches_the_imaginary_sum() {
+        let a = ExactAcc::from_num(Num::Complex(f64::NAN, -0.0));
+        let b = ExactAcc::from_num(Num::Complex(f64::NAN, 0.0));
+        let mut acc = ExactAcc::zero();
+        acc.mul_add(&a, &b);
+        assert!(acc.im.specials.value().is_some_and(f64::is_nan));
+        let (c, d) = (ExactAcc::from_num(Num::Complex(2.0, 0.0)), ExactAcc::from_num(Num::Complex(3.0, 0.0)));
+        let mut exact = ExactAcc::zero();
+        exact.mul_add(&c, &d);
+        assert_eq!(exact.im.specials.value(), None);
+        assert_eq!(exact.re.value.to_f64(), 6.0);
+    }
 }

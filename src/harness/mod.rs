@@ -11,3 +11,4 @@ pub mod ftz;
 pub mod generated;
 pub mod lockstep;
 pub mod tolerance;
+mod tolerance_bn;

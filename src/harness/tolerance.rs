@@ -11,11 +11,13 @@
 //!   number of terms and `γ(n) = n·u / (1 - n·u)` for the unit roundoff `u`
 //!   of the accumulation type — any association is accepted, a wrong or
 //!   missing term is not.
-//! - Heuristic relative bounds for Fft, BatchNorm*, Cholesky and
+//! - Heuristic relative bounds for Fft, BatchNormInference, Cholesky and
 //!   TriangularSolve (their error depends on conditioning; documented as
-//!   heuristic).
-//! - Statistical acceptance for RngUniform and RngNormal: only the shape is
-//!   compared here; tests/rng_stats.rs checks the distributions.
+//!   heuristic); BatchNormTraining and BatchNormGrad per tuple part, their
+//!   statistics as per-feature sums (tolerance_bn.rs).
+//! - Statistical acceptance for RngUniform and RngNormal: the shape, and
+//!   RngUniform's range `[a, b)`, are checked here; tests/rng_stats.rs
+//!   checks the distributions.
 
 use num_complex::Complex;
 use xlaref_reference::eval::conv::conv_plan;
@@ -42,6 +44,13 @@ pub enum Allowance {
     Intervals(Vec<Interval>),
     /// Same shape and type; the values are judged statistically elsewhere.
     Statistical,
+    /// RngUniform with finite `a < b`: same shape and type, and every
+    /// element in `[a, b)` (integers, pred) or `[a, b]` (floats, whose
+    /// rounding may reach `b`), whatever the random stream. Needs no
+    /// statistics, so it holds for one element as for a million.
+    InRange { low: f64, high: f64, closed: bool },
+    /// A tuple result: one allowance per element of the tuple.
+    Parts(Vec<Allowance>),
 }
 
 /// The values an element may take: `center ± radius`, or exactly the
@@ -108,6 +117,21 @@ impl Precision {
 pub fn allowance(module: &VerifiedModule, comp: usize, instr: usize, operands: &[&Literal], reference: &Literal) -> Allowance {
     let c = module.computation(comp);
     let op = &c.instructions[instr].op;
+    // Random values of every type (pred and integers too) are judged
+    // statistically, before the exact rule for integer results applies.
+    if matches!(op, Op::RngUniform { .. }) {
+        return uniform_range(operands).unwrap_or(Allowance::Statistical);
+    }
+    if matches!(op, Op::RngNormal { .. }) {
+        return Allowance::Statistical;
+    }
+    if let (Op::BatchNormTraining { .. } | Op::BatchNormGrad { .. }, Some(first)) = (op, operands.first().and_then(|o| o.as_array())) {
+        if let Some(parts) =
+            Precision::of(first.element_type()).and_then(|p| super::tolerance_bn::batch_norm_parts(op, p, operands, reference))
+        {
+            return parts;
+        }
+    }
     let Some(result) = reference.as_array() else { return Allowance::Exact };
     let Some(precision) = Precision::of(result.element_type()) else {
         // Integer and pred results are exact everywhere.
@@ -143,13 +167,42 @@ pub fn allowance(module: &VerifiedModule, comp: usize, instr: usize, operands: &
         Op::Fft { fft_type, fft_length } => {
             lenient_specials(fft(precision, &arrays, result, fft_length, matches!(fft_type, FftType::Ifft | FftType::Irfft)))
         }
-        Op::BatchNormTraining { .. }
-        | Op::BatchNormInference { .. }
-        | Op::BatchNormGrad { .. }
-        | Op::Cholesky { .. }
-        | Op::TriangularSolve { .. } => heuristic(precision, result, operands),
-        Op::RngUniform { .. } | Op::RngNormal { .. } => Allowance::Statistical,
+        Op::BatchNormTraining { .. } | Op::BatchNormInference { .. } | Op::BatchNormGrad { .. } => heuristic(precision, result, operands),
+        // Which non-finite value a factorization or substitution of
+        // non-finite data gives (inf or NaN, and its sign) depends on the
+        // order of its operations: lenient, as complex Mul and Div.
+        Op::Cholesky { .. } | Op::TriangularSolve { .. } => linalg(precision, result, operands),
         _ => Allowance::Exact,
+    }
+}
+
+/// RngUniform's range when its parameters are finite with `a < b` (the
+/// document: "a uniform distribution over the interval [a,b)"); for
+/// `b <= a` the document leaves the result open.
+fn uniform_range(operands: &[&Literal]) -> Option<Allowance> {
+    let [a, b] = operands else { return None };
+    let (a, b) = (a.as_array()?, b.as_array()?);
+    let (low, high) = (*real_values(a)?.first()?, *real_values(b)?.first()?);
+    let wide_int = matches!(a.element_type(), ElementType::S64 | ElementType::U64);
+    // 64-bit integers beyond 2^53 do not survive f64: no range then.
+    let exact = !wide_int || (low.abs() < 9.0e15 && high.abs() < 9.0e15);
+    (low.is_finite() && high.is_finite() && low < high && exact).then_some(Allowance::InRange {
+        low,
+        high,
+        closed: a.element_type().is_float(),
+    })
+}
+
+/// Every element of a pred, integer or real float array as an f64.
+fn real_values(a: &ArrayLiteral) -> Option<Vec<f64>> {
+    if a.element_type().is_complex() {
+        return None;
+    }
+    let t = if a.element_type().is_pred() { ElementType::U8 } else { a.element_type() };
+    let data = if t == a.element_type() { convert(&a.data, ElementType::F64) } else { convert(&convert(&a.data, t), ElementType::F64) };
+    match data {
+        Data::F64(v) => Some(v),
+        _ => None,
     }
 }
 
@@ -400,6 +453,25 @@ fn heuristic(p: Precision, result: &ArrayLiteral, operands: &[&Literal]) -> Allo
     Allowance::Intervals(intervals)
 }
 
+/// Cholesky and TriangularSolve: the heuristic bound, lenient on
+/// non-finite parts, and an overflow is honest when a product of an operand
+/// element and a result element, summed `n` times, can exceed the type's
+/// range (`max|operand| · max|result| · n >= max finite`, with both
+/// magnitudes at least 1): whether such an intermediate overflows depends
+/// on the order of the substitution, while the reference's result may be
+/// finite.
+fn linalg(p: Precision, result: &ArrayLiteral, operands: &[&Literal]) -> Allowance {
+    let largest = |a: &ArrayLiteral| complexes(a).map_or(0.0, |v| v.iter().map(|z| z.norm()).filter(|x| x.is_finite()).fold(0.0, f64::max));
+    let a = operands.iter().filter_map(|o| o.as_array()).map(largest).fold(1.0, f64::max);
+    let x = largest(result).max(1.0);
+    let n = operands.iter().map(|o| o.total_elements()).max().unwrap_or(1) as f64;
+    let overflows = a * x * n >= p.max_finite;
+    match lenient_specials(heuristic(p, result, operands)) {
+        Allowance::Intervals(v) if overflows => Allowance::Intervals(v.into_iter().map(|i| Interval { may_overflow: true, ..i }).collect()),
+        other => other,
+    }
+}
+
 /// A computation whose root adds its two parameters.
 fn is_add(c: &Computation) -> bool {
     c.param_count == 2
@@ -430,6 +502,28 @@ pub fn judge(actual: &Literal, reference: &Literal, allowance: &Allowance) -> Op
             actual: actual.shape().to_string(),
         }),
         Allowance::Intervals(intervals) => judge_intervals(actual, reference, intervals),
+        Allowance::InRange { low, high, closed } => {
+            if actual.shape() != reference.shape() {
+                return compare(actual, reference, None);
+            }
+            let values = actual.as_array().and_then(real_values)?;
+            let outside = values.iter().position(|&v| !(v >= *low && (v < *high || (*closed && v == *high))))?;
+            let at = actual.as_array().map(|a| format!("{:?}", a.shape.unlinear(outside).as_slice())).unwrap_or_default();
+            Some(Mismatch {
+                at,
+                expected: format!("a value in [{low}, {high}{} (RngUniform's range)", if *closed { "]" } else { ")" }),
+                actual: values[outside].to_string(),
+            })
+        }
+        Allowance::Parts(parts) => match (actual.as_tuple(), reference.as_tuple()) {
+            (Some(a), Some(r)) if a.len() == r.len() && a.len() == parts.len() => a
+                .iter()
+                .zip(r)
+                .zip(parts)
+                .enumerate()
+                .find_map(|(i, ((x, y), allowance))| judge(x, y, allowance).map(|m| Mismatch { at: format!("{{{i}}}{}", m.at), ..m })),
+            _ => compare(actual, reference, None),
+        },
     }
 }
 
@@ -510,5 +604,23 @@ mod tests {
         assert!(within(3.0, &i, p));
         // A missing term of 1e8 is far outside.
         assert!(!within(1.0e8, &i, p));
+    }
+
+    /// RngUniform's range holds for any shape, even one element.
+    #[test]
+    fn uniform_values_stay_in_range() {
+        let scalar = |x: i32| Literal::Array(ArrayLiteral::scalar(x));
+        let (a, b) = (scalar(-2), scalar(3));
+        let allowed = uniform_range(&[&a, &b]).expect("a range for a < b");
+        let one = |x: i32| Literal::Array(ArrayLiteral::from_vec(vec![1], vec![x]));
+        assert!(judge(&one(-2), &one(0), &allowed).is_none());
+        assert!(judge(&one(2), &one(0), &allowed).is_none());
+        assert!(judge(&one(3), &one(0), &allowed).is_some(), "b is outside [a, b) for integers");
+        assert!(uniform_range(&[&b, &a]).is_none(), "b <= a is left open");
+        let (x, y) = (Literal::Array(ArrayLiteral::scalar(0.5f32)), Literal::Array(ArrayLiteral::scalar(1.0f32)));
+        let floats = uniform_range(&[&x, &y]).expect("a float range");
+        let f = |v: f32| Literal::Array(ArrayLiteral::from_vec(vec![2], vec![0.75f32, v]));
+        assert!(judge(&f(1.0), &f(0.6), &floats).is_none(), "floats may round up to b");
+        assert!(judge(&f(f32::NAN), &f(0.6), &floats).is_some());
     }
 }
