@@ -106,14 +106,10 @@ impl Plan {
         offs.clear();
         offs.push(0);
         let k = self.out_dims.len().saturating_sub(1);
-        let mut rest = r;
-        let mut index = vec![0usize; k];
-        for d in (0..k).rev() {
-            index[d] = rest % self.out_dims[d].max(1);
-            rest /= self.out_dims[d].max(1);
-        }
-        for (d, &i) in index.iter().enumerate() {
-            let l = self.dims[d].of(i);
+        // Output coordinate of dimension d of row r, without a buffer.
+        let coordinate = |d: usize| (r / self.out_dims[d + 1..k].iter().product::<usize>().max(1)) % self.out_dims[d].max(1);
+        for d in 0..k {
+            let l = self.dims[d].of(coordinate(d));
             let s = self.base_strides[d];
             let prev = std::mem::take(offs);
             for p in prev {
@@ -174,17 +170,22 @@ impl Combiner for Typed<'_> {
         // Whether the last dimension's windows are all `count` consecutive
         // coordinates `o * step + start ..`, so the row loop needs no lists.
         let regular = regular_last(plan);
-        let task = |r: usize, acc: &mut [T], offs: &mut Vec<usize>| {
+        let row = |r: usize, acc: &mut [T], offs: &mut Vec<usize>| {
             plan.outer_offsets(r, offs);
-            par::simd(|| {
+            {
                 for &off in offs.iter() {
                     match regular {
                         Some((start, step, count)) => {
-                            for k in 0..count {
-                                let base = off + start + k;
-                                for (o, a) in acc.iter_mut().enumerate() {
-                                    *a = f(*a, x[base + o * step]);
+                            // Each output's window row is `count` adjacent
+                            // elements, folded in order into a register.
+                            let base = off + start;
+                            for (o, a) in acc.iter_mut().enumerate() {
+                                let from = base + o * step;
+                                let mut v = *a;
+                                for &e in &x[from..from + count] {
+                                    v = f(v, e);
                                 }
+                                *a = v;
                             }
                         }
                         None => {
@@ -196,16 +197,24 @@ impl Combiner for Typed<'_> {
                         }
                     }
                 }
+            }
+        };
+        // Rows are often short (a pooling row is a few dozen outputs): each
+        // task takes a block of rows, with one vector-dispatch and one
+        // offsets buffer for the block.
+        let rows_per_task = (4096 / w).max(1);
+        let block = |first: usize, chunk: &mut [T]| {
+            let mut offs = Vec::new();
+            par::simd(|| {
+                for (i, acc) in chunk.chunks_mut(w).enumerate() {
+                    row(first + i, acc, &mut offs);
+                }
             })
         };
         if x.len() + out.len() < par::PARALLEL_THRESHOLD {
-            let mut offs = Vec::new();
-            for (r, acc) in out.chunks_mut(w).enumerate() {
-                task(r, acc, &mut offs);
-            }
+            block(0, &mut out);
         } else {
-            let per_task = (4096 / w).max(1);
-            out.par_chunks_mut(w).enumerate().with_min_len(per_task).for_each_init(Vec::new, |offs, (r, acc)| task(r, acc, offs));
+            out.par_chunks_mut(w * rows_per_task).enumerate().for_each(|(k, chunk)| block(k * rows_per_task, chunk));
         }
         Ok(out)
     }
