@@ -58,6 +58,7 @@ pub trait Elem: Copy + Send + Sync + 'static {
     /// `C = A·B` by an external packed GEMM when there is one for the type;
     /// false when the caller must use [`Kernel`]s. Called with operands
     /// already checked to fit their matrices.
+    #[allow(clippy::too_many_arguments)]
     fn external_gemm(
         _m: usize,
         _n: usize,
