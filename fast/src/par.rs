@@ -62,11 +62,14 @@ pub fn build<T: Send>(n: usize, fill: impl Fn(usize, &mut [MaybeUninit<T>]) + Sy
 /// `out[i] = f(a[i])`, in parallel and vectorized.
 pub fn map<A: Copy + Sync, T: Send>(a: &[A], f: impl Fn(A) -> T + Sync) -> Vec<T> {
     build(a.len(), |start, chunk| {
-        simd(|| {
-            for (o, &x) in chunk.iter_mut().zip(&a[start..]) {
-                o.write(f(x));
-            }
-        })
+        simd(
+            #[inline(always)]
+            || {
+                for (o, &x) in chunk.iter_mut().zip(&a[start..]) {
+                    o.write(f(x));
+                }
+            },
+        )
     })
 }
 
@@ -74,11 +77,14 @@ pub fn map<A: Copy + Sync, T: Send>(a: &[A], f: impl Fn(A) -> T + Sync) -> Vec<T
 pub fn zip<A: Copy + Sync, B: Copy + Sync, T: Send>(a: &[A], b: &[B], f: impl Fn(A, B) -> T + Sync) -> Vec<T> {
     let n = a.len().min(b.len());
     build(n, |start, chunk| {
-        simd(|| {
-            for ((o, &x), &y) in chunk.iter_mut().zip(&a[start..]).zip(&b[start..]) {
-                o.write(f(x, y));
-            }
-        })
+        simd(
+            #[inline(always)]
+            || {
+                for ((o, &x), &y) in chunk.iter_mut().zip(&a[start..]).zip(&b[start..]) {
+                    o.write(f(x, y));
+                }
+            },
+        )
     })
 }
 
@@ -86,11 +92,14 @@ pub fn zip<A: Copy + Sync, B: Copy + Sync, T: Send>(a: &[A], b: &[B], f: impl Fn
 pub fn zip3<A: Copy + Sync, B: Copy + Sync, C: Copy + Sync, T: Send>(a: &[A], b: &[B], c: &[C], f: impl Fn(A, B, C) -> T + Sync) -> Vec<T> {
     let n = a.len().min(b.len()).min(c.len());
     build(n, |start, chunk| {
-        simd(|| {
-            for (((o, &x), &y), &z) in chunk.iter_mut().zip(&a[start..]).zip(&b[start..]).zip(&c[start..]) {
-                o.write(f(x, y, z));
-            }
-        })
+        simd(
+            #[inline(always)]
+            || {
+                for (((o, &x), &y), &z) in chunk.iter_mut().zip(&a[start..]).zip(&b[start..]).zip(&c[start..]) {
+                    o.write(f(x, y, z));
+                }
+            },
+        )
     })
 }
 

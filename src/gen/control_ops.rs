@@ -13,7 +13,7 @@ use xlaref_reference::literal::{ArrayLiteral, Literal};
 use xlaref_reference::types::ElementType;
 
 use super::values::{array, dims, index_value, literal, nonempty_dims, one_of, scalar, types, FLOATS, INTS, SMALL_FLOATS};
-use super::{comp, const_ins, ins, scalar_shape, Builder, Program};
+use super::{comp, const_ins, counter_below, ins, scalar_shape, Builder, Program};
 
 use ElementType as E;
 
@@ -86,17 +86,7 @@ fn while_loop() -> BoxedStrategy<Program> {
             let mut b = Builder::default();
             let t = x.as_array().map_or(E::F32, |a| a.element_type());
             let state = format!("(s32[], {}, {})", shape_of(&x), shape_of(&y));
-            b.computation(
-                "cond",
-                comp(
-                    &[("s", state.clone())],
-                    vec![
-                        ins("i", "GetTupleElement", &["s"], json!({"index": 0})),
-                        const_ins("n", E::S32, trips),
-                        ins("r", "Lt", &["i", "n"], json!({})),
-                    ],
-                ),
-            );
+            b.computation("cond", counter_below(&state, trips));
             let scalar = scalar_shape(t);
             b.computation("step", comp(&[("a", scalar.clone()), ("b", scalar)], vec![ins("r", step, &["a", "b"], json!({}))]));
             let rank = x.as_array().map_or(0, |a| a.rank()) as i64;

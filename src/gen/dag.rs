@@ -16,7 +16,7 @@ use xlaref_reference::literal::{ArrayLiteral, Literal};
 use xlaref_reference::types::ElementType;
 
 use super::values::{dims, literal, one_of, scalar};
-use super::{comp, const_ins, ins, scalar_shape, Builder, Program};
+use super::{comp, const_ins, counter_below, ins, scalar_shape, Builder, Program};
 
 use ElementType as E;
 
@@ -196,17 +196,7 @@ impl Dag<'_> {
         let state = format!("(s32[], {shape}, {shape})");
         let name = format!("while{}", self.b.len());
         let cond = format!("{name}_cond");
-        self.b.computation(
-            &cond,
-            comp(
-                &[("s", state.clone())],
-                vec![
-                    ins("i", "GetTupleElement", &["s"], json!({"index": 0})),
-                    const_ins("n", E::S32, trips),
-                    ins("r", "Lt", &["i", "n"], json!({})),
-                ],
-            ),
-        );
+        self.b.computation(&cond, counter_below(&state, trips));
         let map = self.map_body("Max");
         let max = self.b.binary_computation("Max", self.t);
         let mut body = vec![

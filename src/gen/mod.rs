@@ -91,14 +91,7 @@ impl Builder {
     /// An instruction of main; `attrs` is a JSON object of attributes.
     pub fn push(&mut self, op: &str, operands: &[&str], attrs: Value) -> String {
         let name = format!("i{}", self.instructions.len());
-        let mut instr = Map::new();
-        instr.insert("name".into(), json!(name));
-        instr.insert("op".into(), json!(op));
-        instr.insert("operands".into(), json!(operands));
-        if let Value::Object(a) = attrs {
-            instr.extend(a);
-        }
-        self.instructions.push(Value::Object(instr));
+        self.instructions.push(ins(&name, op, operands, attrs));
         name
     }
 
@@ -170,6 +163,19 @@ pub fn ins(name: &str, op: &str, operands: &[&str], attrs: Value) -> Value {
 pub fn comp(params: &[(&str, String)], instructions: Vec<Value>) -> Value {
     let params: Vec<Value> = params.iter().map(|(n, s)| json!({"name": n, "shape": s})).collect();
     json!({"params": params, "instructions": instructions})
+}
+
+/// A While condition on a `state` tuple whose element 0 is an s32
+/// counter: `counter < trips`.
+pub fn counter_below(state: &str, trips: i64) -> Value {
+    comp(
+        &[("s", state.to_string())],
+        vec![
+            ins("i", "GetTupleElement", &["s"], json!({"index": 0})),
+            const_ins("n", ElementType::S32, trips),
+            ins("r", "Lt", &["i", "n"], json!({})),
+        ],
+    )
 }
 
 /// A scalar constant instruction of type `t` holding the integer `v`.

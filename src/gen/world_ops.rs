@@ -149,24 +149,14 @@ fn collective_loop() -> BoxedStrategy<Program> {
             (proptest::collection::vec(literal(t, d), n), Just((n, size, order, empty, trips, reducer)))
         })
         .prop_map(|(args, (n, size, order, empty, trips, reducer))| {
-            use super::{comp, const_ins, ins};
+            use super::{comp, const_ins, counter_below, ins};
             let mut b = Builder::default();
             let t = args[0].as_array().map_or(E::F32, |a| a.element_type());
             let shape = args[0].shape().to_string();
             let g = groups(n, size, &order, empty);
             let f = b.binary_computation(["Add", "Max", "Min"][reducer], t);
             let state = format!("(s32[], {shape})");
-            b.computation(
-                "cond",
-                comp(
-                    &[("s", state.clone())],
-                    vec![
-                        ins("i", "GetTupleElement", &["s"], json!({"index": 0})),
-                        const_ins("n", E::S32, trips),
-                        ins("r", "Lt", &["i", "n"], json!({})),
-                    ],
-                ),
-            );
+            b.computation("cond", counter_below(&state, trips));
             b.computation(
                 "body",
                 comp(

@@ -105,6 +105,13 @@ impl Precision {
         }
     }
 
+    /// Half the smallest subnormal: the absolute error a product that
+    /// underflows may take on top of the relative bound (`u` holds only
+    /// for results in the normal range).
+    pub fn underflow(&self) -> f64 {
+        ((self.min_exponent - self.digits) as f64).exp2()
+    }
+
     /// The spacing of the type's values around `x`.
     pub fn ulp(&self, x: f64) -> f64 {
         let exponent = if x == 0.0 || !x.is_finite() { self.min_exponent } else { (x.abs().log2().floor() as i32).max(self.min_exponent) };
@@ -337,12 +344,16 @@ fn sum_of_products(op: &Op, arrays: &[&ArrayLiteral], result: &ArrayLiteral) -> 
     Some(Allowance::Intervals(intervals))
 }
 
-/// `exact ± (γ(n)·Σ|terms| + ulp(exact))`.
+/// `exact ± (γ(n)·Σ|terms| + n·η + ulp(exact))`, with `η` half the
+/// accumulation type's smallest subnormal: a product that underflows is
+/// rounded to a multiple of the subnormal spacing, an absolute error the
+/// relative bound does not cover (sums of subnormals are exact).
 fn sum_interval(s: &ExactSum, acc: Precision, store: Precision, extra_roundings: u64) -> Interval {
     let center = s.value.to_f64();
     // Σ|terms| was itself summed in f64: inflate it by that sum's own bound.
     let abs_sum = s.abs_sum * (1.0 + 2.0 * s.terms as f64 * f64::EPSILON);
-    let radius = acc.gamma(s.terms + extra_roundings) * abs_sum + store.ulp(center);
+    let roundings = s.terms + extra_roundings;
+    let radius = acc.gamma(roundings) * abs_sum + roundings as f64 * acc.underflow() + store.ulp(center);
     Interval { center, radius, special: s.specials.value(), may_overflow: abs_sum >= acc.max_finite }
 }
 
@@ -589,6 +600,8 @@ mod tests {
         assert_eq!(p.ulp(0.0), (-149f64).exp2());
         assert!((p.gamma(2) / (2.0 * (-24f64).exp2()) - 1.0).abs() < 1e-6);
         assert!(p.gamma(1 << 30).is_infinite());
+        // f32: the smallest subnormal is 2^-149.
+        assert_eq!(p.underflow(), (-150f64).exp2());
     }
 
     #[test]

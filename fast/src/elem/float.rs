@@ -256,26 +256,24 @@ impl FFloat for F8E5M2 {
     }
 }
 
-/// IEEE 754-2019 maximum: NaN wins, +0 beats -0.
+/// IEEE 754-2019 maximum: NaN wins, +0 beats -0. Written as one select
+/// (non-short-circuit `|`, `&`) so that loops over it vectorize.
 #[inline(always)]
 pub fn maximum<W: Wide>(a: W, b: W) -> W {
-    if a.is_nan() || b.is_nan() {
-        return if a.is_nan() { a } else { b };
-    }
-    if a > b || (a == b && b.is_sign_negative()) {
+    let take_a = a.is_nan() | (!b.is_nan() & ((a > b) | ((a == b) & b.is_sign_negative())));
+    if take_a {
         a
     } else {
         b
     }
 }
 
-/// IEEE 754-2019 minimum: NaN wins, -0 beats +0.
+/// IEEE 754-2019 minimum: NaN wins, -0 beats +0 (one select, as
+/// [`maximum`]).
 #[inline(always)]
 pub fn minimum<W: Wide>(a: W, b: W) -> W {
-    if a.is_nan() || b.is_nan() {
-        return if a.is_nan() { a } else { b };
-    }
-    if a < b || (a == b && a.is_sign_negative()) {
+    let take_a = a.is_nan() | (!b.is_nan() & ((a < b) | ((a == b) & a.is_sign_negative())));
+    if take_a {
         a
     } else {
         b

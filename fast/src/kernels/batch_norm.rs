@@ -100,7 +100,10 @@ impl Layout {
         let rows = self.outer * count;
         let row_sum = |r: usize| {
             let (start, l) = (r * inner, r % count);
-            par::simd(|| (start..start + inner).map(|p| term(p, l)).sum::<f64>())
+            par::simd(
+                #[inline(always)]
+                || (start..start + inner).map(|p| term(p, l)).sum::<f64>(),
+            )
         };
         let row_sums: Vec<f64> = if inner >= 1 << 12 {
             (0..rows).into_par_iter().map(row_sum).collect()
@@ -123,20 +126,23 @@ impl Layout {
         let (count, inner) = (self.count, self.inner);
         par::build(self.outer * count * inner, |start, chunk| {
             let (mut p, mut l, mut s) = (start, (start / inner.max(1)) % count.max(1), start % inner.max(1));
-            par::simd(|| {
-                for o in chunk.iter_mut() {
-                    o.write(f(p, l));
-                    p += 1;
-                    s += 1;
-                    if s == inner {
-                        s = 0;
-                        l += 1;
-                        if l == count {
-                            l = 0;
+            par::simd(
+                #[inline(always)]
+                || {
+                    for o in chunk.iter_mut() {
+                        o.write(f(p, l));
+                        p += 1;
+                        s += 1;
+                        if s == inner {
+                            s = 0;
+                            l += 1;
+                            if l == count {
+                                l = 0;
+                            }
                         }
                     }
-                }
-            })
+                },
+            )
         })
     }
 }

@@ -270,6 +270,9 @@ impl SumOfProducts for Plan {
         } else {
             task((0, &mut c[..]))?;
         }
+        // The relaid operands are dead: free them before the output is
+        // allocated (peak memory is the input, C and the output).
+        drop((x, w));
         Ok(gather(&c, 0, &self.out_view.sizes, &self.out_view.strides))
     }
 }

@@ -63,13 +63,13 @@ fn finish64(t: FftType, v: Vec<Complex<f64>>) -> Data {
     }
 }
 
-/// Cached twiddle tables of the four-step algorithm, by `(n1, n2, inverse)`.
-type Twiddles<F> = Mutex<HashMap<(usize, usize, bool), Arc<Vec<Complex<F>>>>>;
+/// Cached twiddle tables of the four-step algorithm, by `(n, inverse)`.
+type TwiddleCache<F> = Mutex<HashMap<(usize, bool), Arc<Twiddles<F>>>>;
 
 /// The float types transforms run in, each with its shared plan caches.
 trait Float: FftNum + Default {
     fn planner() -> &'static Mutex<FftPlanner<Self>>;
-    fn twiddle_cache() -> &'static Twiddles<Self>;
+    fn twiddle_cache() -> &'static TwiddleCache<Self>;
     fn of(x: f64) -> Self;
 }
 
@@ -80,8 +80,8 @@ macro_rules! float {
                 static P: OnceLock<Mutex<FftPlanner<$t>>> = OnceLock::new();
                 P.get_or_init(|| Mutex::new(FftPlanner::new()))
             }
-            fn twiddle_cache() -> &'static Twiddles<$t> {
-                static T: OnceLock<Twiddles<$t>> = OnceLock::new();
+            fn twiddle_cache() -> &'static TwiddleCache<$t> {
+                static T: OnceLock<TwiddleCache<$t>> = OnceLock::new();
                 T.get_or_init(|| Mutex::new(HashMap::new()))
             }
             fn of(x: f64) -> $t {
@@ -200,13 +200,16 @@ fn lines<F: Float>(data: &mut [Complex<F>], n: usize, inverse: bool) {
         let mut scratch = vec![Complex::<F>::default(); fft.get_inplace_scratch_len()];
         fft.process_with_scratch(chunk, &mut scratch);
         if inverse {
-            par::simd(|| {
-                if exact_scale {
-                    chunk.iter_mut().for_each(|z| *z = *z * scale);
-                } else {
-                    chunk.iter_mut().for_each(|z| *z = *z / n_f);
-                }
-            });
+            par::simd(
+                #[inline(always)]
+                || {
+                    if exact_scale {
+                        chunk.iter_mut().for_each(|z| *z = *z * scale);
+                    } else {
+                        chunk.iter_mut().for_each(|z| *z = *z / n_f);
+                    }
+                },
+            );
         }
     };
     if count <= 1 || data.len() < par::PARALLEL_THRESHOLD {
@@ -226,63 +229,102 @@ fn split(n: usize) -> Option<(usize, usize)> {
 /// twiddles, and `n1` transforms of length `n2` (Bailey's four steps),
 /// each step parallel: with `x[n2' + n2 · n1']`,
 /// `X[k1 + n1 · k2] = Σ_{n2'} w^(n2' k1) (Σ_{n1'} x[..] w1^(n1' k1)) w2^(n2' k2)`.
+/// The three transpositions alternate between `line` and one buffer of
+/// its size, so a transform needs one line of extra memory.
 fn four_step<F: Float>(line: &mut [Complex<F>], n1: usize, n2: usize, inverse: bool) {
     // [n1][n2] -> [n2][n1]: rows of n1 samples.
     let mut a = swap_minor(line, 1, n1, n2);
     let fft1 = plan::<F>(n1, inverse);
-    let twiddles = twiddles::<F>(n1, n2, inverse);
-    a.par_chunks_mut(n1).zip(twiddles.par_chunks(n1)).for_each_init(
-        || vec![Complex::<F>::default(); fft1.get_inplace_scratch_len()],
-        |scratch, (row, tw)| {
+    let twiddles = twiddles::<F>(n1 * n2, inverse);
+    a.par_chunks_mut(n1).enumerate().for_each_init(
+        || (vec![Complex::<F>::default(); fft1.get_inplace_scratch_len()], Vec::with_capacity(n1)),
+        |(scratch, tw), (r, row)| {
             fft1.process_with_scratch(row, scratch);
-            par::simd(|| row.iter_mut().zip(tw).for_each(|(z, &w)| *z = *z * w));
+            twiddles.row(r, n1, tw);
+            par::simd(
+                #[inline(always)]
+                || row.iter_mut().zip(tw.iter()).for_each(|(z, &w)| *z = *z * w),
+            );
         },
     );
     // [n2][n1] -> [n1][n2]: rows of n2 entries, then their transforms.
-    let mut b = swap_minor(&a, 1, n2, n1);
-    drop(a);
+    swap_into(&a, line, 1, n2, n1);
     let fft2 = plan::<F>(n2, inverse);
-    b.par_chunks_mut(n2).for_each_init(
+    line.par_chunks_mut(n2).for_each_init(
         || vec![Complex::<F>::default(); fft2.get_inplace_scratch_len()],
         |scratch, row| fft2.process_with_scratch(row, scratch),
     );
     // [k1][k2] -> [k2][k1], the output order k1 + n1 · k2.
+    swap_into(line, &mut a, 1, n1, n2);
     let n = n1 * n2;
     let scale = F::of(1.0 / n as f64);
     let exact_scale = n.is_power_of_two();
     let n_f = F::of(n as f64);
-    swap_into(&b, line, 1, n1, n2);
-    if inverse {
-        line.par_chunks_mut(1 << 14).for_each(|chunk| {
-            par::simd(|| {
-                if exact_scale {
-                    chunk.iter_mut().for_each(|z| *z = *z * scale);
+    line.par_chunks_mut(1 << 14).zip(a.par_chunks(1 << 14)).for_each(|(dst, src)| {
+        par::simd(
+            #[inline(always)]
+            || {
+                if !inverse {
+                    dst.copy_from_slice(src);
+                } else if exact_scale {
+                    dst.iter_mut().zip(src).for_each(|(d, &z)| *d = z * scale);
                 } else {
-                    chunk.iter_mut().for_each(|z| *z = *z / n_f);
+                    dst.iter_mut().zip(src).for_each(|(d, &z)| *d = z / n_f);
                 }
-            })
-        });
+            },
+        )
+    });
+}
+
+/// The twiddle factors `w^m`, `w = e^(∓2πi/n)`, as the product of two
+/// small tables (`m = hi · 2^10 + lo`) multiplied in f64, so that a
+/// transform of a million points needs kilobytes of tables, not a
+/// table of its own size.
+struct Twiddles<F> {
+    n: usize,
+    hi: Vec<Complex<f64>>,
+    lo: Vec<Complex<f64>>,
+    _of: std::marker::PhantomData<F>,
+}
+
+const LO_BITS: usize = 10;
+
+impl<F: Float> Twiddles<F> {
+    fn new(n: usize, inverse: bool) -> Twiddles<F> {
+        let sign = if inverse { 1.0 } else { -1.0 };
+        let w = |m: usize| {
+            let angle = sign * 2.0 * std::f64::consts::PI * (m as f64 / n as f64);
+            Complex::new(angle.cos(), angle.sin())
+        };
+        let lo = (0..1 << LO_BITS).map(w).collect();
+        let hi = (0..(n >> LO_BITS) + 1).map(|h| w(h << LO_BITS)).collect();
+        Twiddles { n, hi, lo, _of: std::marker::PhantomData }
+    }
+
+    /// `w^(r·c)` for `c < n1`, into `out`; the exponent is reduced mod `n`
+    /// in integers.
+    fn row(&self, r: usize, n1: usize, out: &mut Vec<Complex<F>>) {
+        out.clear();
+        let (n, step) = (self.n, r % self.n.max(1));
+        let mut m = 0usize;
+        for _ in 0..n1 {
+            let z = self.hi[m >> LO_BITS] * self.lo[m & ((1 << LO_BITS) - 1)];
+            out.push(Complex::new(F::of(z.re), F::of(z.im)));
+            m += step;
+            if m >= n {
+                m -= n;
+            }
+        }
     }
 }
 
-/// `w^(r·c)` for row `r < n2`, column `c < n1`, `w = e^(∓2πi/(n1 n2))`,
-/// computed in f64 with the exponent reduced in integers; cached.
-fn twiddles<F: Float>(n1: usize, n2: usize, inverse: bool) -> Arc<Vec<Complex<F>>> {
-    let key = (n1, n2, inverse);
+/// The cached twiddle tables of a four-step transform of length `n`.
+fn twiddles<F: Float>(n: usize, inverse: bool) -> Arc<Twiddles<F>> {
+    let key = (n, inverse);
     if let Some(t) = F::twiddle_cache().lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return t.clone();
     }
-    let n = n1 * n2;
-    let sign = if inverse { 1.0 } else { -1.0 };
-    let table: Vec<Complex<F>> = (0..n)
-        .into_par_iter()
-        .map(|p| {
-            let m = ((p / n1) as u128 * (p % n1) as u128 % n as u128) as f64;
-            let angle = sign * 2.0 * std::f64::consts::PI * (m / n as f64);
-            Complex::new(F::of(angle.cos()), F::of(angle.sin()))
-        })
-        .collect();
-    let table = Arc::new(table);
+    let table = Arc::new(Twiddles::new(n, inverse));
     F::twiddle_cache().lock().unwrap_or_else(|e| e.into_inner()).insert(key, table.clone());
     table
 }

@@ -52,26 +52,29 @@ pub fn gather_view<T: Copy + Send + Sync>(src: &[T], view: &View, out_dims: &[i6
     let fill_rows = |first_row: usize, chunk: &mut [std::mem::MaybeUninit<T>]| {
         for (r, out_row) in chunk.chunks_mut(inner).enumerate() {
             let start = row_base(first_row + r);
-            par::simd(|| match inner_stride {
-                1 => {
-                    let s = start as usize;
-                    let len = out_row.len();
-                    for (o, &x) in out_row.iter_mut().zip(&src[s..s + len]) {
-                        o.write(x);
+            par::simd(
+                #[inline(always)]
+                || match inner_stride {
+                    1 => {
+                        let s = start as usize;
+                        let len = out_row.len();
+                        for (o, &x) in out_row.iter_mut().zip(&src[s..s + len]) {
+                            o.write(x);
+                        }
                     }
-                }
-                0 => {
-                    let x = src[start as usize];
-                    out_row.iter_mut().for_each(|o| {
-                        o.write(x);
-                    });
-                }
-                step => {
-                    for (k, o) in out_row.iter_mut().enumerate() {
-                        o.write(src[(start + k as isize * step) as usize]);
+                    0 => {
+                        let x = src[start as usize];
+                        out_row.iter_mut().for_each(|o| {
+                            o.write(x);
+                        });
                     }
-                }
-            });
+                    step => {
+                        for (k, o) in out_row.iter_mut().enumerate() {
+                            o.write(src[(start + k as isize * step) as usize]);
+                        }
+                    }
+                },
+            );
         }
     };
     let mut out: Vec<T> = Vec::with_capacity(n);

@@ -336,11 +336,14 @@ fn substitute<T: Field>(c: &[T], r: &mut [T], m: usize, k: usize, forward: bool,
         for u in solved {
             let coefficient = c[e * m + u];
             let row_u = if u < e { &before[u * k..u * k + k] } else { &after[(u - e - 1) * k..(u - e) * k] };
-            par::simd(|| {
-                for (x, &y) in row_e.iter_mut().zip(row_u) {
-                    *x = x.sub(coefficient.mul(y));
-                }
-            });
+            par::simd(
+                #[inline(always)]
+                || {
+                    for (x, &y) in row_e.iter_mut().zip(row_u) {
+                        *x = x.sub(coefficient.mul(y));
+                    }
+                },
+            );
         }
         if !unit_diagonal {
             let d = c[e * m + e];

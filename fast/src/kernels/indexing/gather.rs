@@ -130,6 +130,15 @@ fn gather_elements<T: Copy + Send + Sync, I: IndexElem>(
     if clamp_and_stride.iter().map(|&(max, stride)| max.max(0) as usize * stride).sum::<usize>() >= src.len() {
         return Err(bad("gather slice out of range"));
     }
+    if let [(max, stride)] = clamp_and_stride[..] {
+        // One start index per element (a 1-D table lookup): no inner loop,
+        // so the loads of consecutive elements overlap.
+        return Ok(par::build(count, |first, chunk| {
+            for (o, s) in chunk.iter_mut().zip(&v[first..]) {
+                o.write(src[s.get().min(max).max(0) as usize * stride]);
+            }
+        }));
+    }
     Ok(par::build(count, |first, chunk| {
         for (k, o) in chunk.iter_mut().enumerate() {
             let at = (first + k) * size;
@@ -226,30 +235,33 @@ fn copy_rows<T: Copy + Send + Sync>(src: &[T], bases: &[usize], axes: &[(usize, 
     // Writes elements `k0..k0 + out.len()` of row `row`.
     let fill_row_part = |row: usize, k0: usize, out: &mut [MaybeUninit<T>]| {
         let (g, o) = row_start(row);
-        par::simd(|| match last {
-            Step::Offset(1) => {
-                let (s, len) = (bases[g] + o + k0, out.len());
-                for (slot, &x) in out.iter_mut().zip(&src[s..s + len]) {
-                    slot.write(x);
+        par::simd(
+            #[inline(always)]
+            || match last {
+                Step::Offset(1) => {
+                    let (s, len) = (bases[g] + o + k0, out.len());
+                    for (slot, &x) in out.iter_mut().zip(&src[s..s + len]) {
+                        slot.write(x);
+                    }
                 }
-            }
-            Step::Offset(step) => {
-                let s = bases[g] + o;
-                for (k, slot) in out.iter_mut().enumerate() {
-                    slot.write(src[s + (k0 + k) * step]);
+                Step::Offset(step) => {
+                    let s = bases[g] + o;
+                    for (k, slot) in out.iter_mut().enumerate() {
+                        slot.write(src[s + (k0 + k) * step]);
+                    }
                 }
-            }
-            Step::Batch(1) => {
-                for (slot, &b) in out.iter_mut().zip(&bases[g + k0..]) {
-                    slot.write(src[b + o]);
+                Step::Batch(1) => {
+                    for (slot, &b) in out.iter_mut().zip(&bases[g + k0..]) {
+                        slot.write(src[b + o]);
+                    }
                 }
-            }
-            Step::Batch(step) => {
-                for (k, slot) in out.iter_mut().enumerate() {
-                    slot.write(src[bases[g + (k0 + k) * step] + o]);
+                Step::Batch(step) => {
+                    for (k, slot) in out.iter_mut().enumerate() {
+                        slot.write(src[bases[g + (k0 + k) * step] + o]);
+                    }
                 }
-            }
-        });
+            },
+        );
     };
     // Elements `start..start + chunk.len()`, which may begin and end
     // inside rows (one long row is split across tasks too).

@@ -194,7 +194,15 @@ fn segments<T: Elem, F: Fn(T, T) -> T + Copy + Send + Sync>(g: &Geom, x: &[T], o
             let base = Odometer::new(&g.kept_sizes, &g.kept_strides, o).next().unwrap_or(0);
             let segs = g.per_output / inner;
             let partial = if segs == 1 {
-                x[base..base + inner].par_chunks(TASK).map(|c| par::simd(|| fold_any_order(c[0], &c[1..], f))).reduce_with(f)
+                x[base..base + inner]
+                    .par_chunks(TASK)
+                    .map(|c| {
+                        par::simd(
+                            #[inline(always)]
+                            || fold_any_order(c[0], &c[1..], f),
+                        )
+                    })
+                    .reduce_with(f)
             } else {
                 (0..segs)
                     .into_par_iter()
@@ -202,7 +210,10 @@ fn segments<T: Elem, F: Fn(T, T) -> T + Copy + Send + Sync>(g: &Geom, x: &[T], o
                     .map(|s| {
                         let off = Odometer::new(outer_sizes, outer_strides, s).next().unwrap_or(0);
                         let seg = &x[base + off..base + off + inner];
-                        par::simd(|| fold_any_order(seg[0], &seg[1..], f))
+                        par::simd(
+                            #[inline(always)]
+                            || fold_any_order(seg[0], &seg[1..], f),
+                        )
                     })
                     .reduce_with(f)
             };
@@ -214,11 +225,14 @@ fn segments<T: Elem, F: Fn(T, T) -> T + Copy + Send + Sync>(g: &Geom, x: &[T], o
     }
     let per_task = (TASK / g.per_output).max(1);
     let task = |t: usize, chunk: &mut [T]| {
-        par::simd(|| {
-            for (i, acc) in chunk.iter_mut().enumerate() {
-                *acc = one(t * per_task + i, *acc);
-            }
-        })
+        par::simd(
+            #[inline(always)]
+            || {
+                for (i, acc) in chunk.iter_mut().enumerate() {
+                    *acc = one(t * per_task + i, *acc);
+                }
+            },
+        )
     };
     if g.outputs * g.per_output < par::PARALLEL_THRESHOLD {
         for (t, chunk) in out.chunks_mut(per_task).enumerate() {
@@ -240,14 +254,17 @@ fn rows<T: Elem, F: Fn(T, T) -> T + Copy + Send + Sync>(g: &Geom, x: &[T], out: 
     let task = |b: usize, chunk: &mut [T]| {
         let (r, j0) = (b / blocks_per_row, (b % blocks_per_row) * block);
         let base = Odometer::new(outer_sizes, outer_strides, r).next().unwrap_or(0) + j0;
-        par::simd(|| {
-            for off in Odometer::new(&g.red_sizes, &g.red_strides, 0) {
-                let src = &x[base + off..base + off + chunk.len()];
-                for (a, &v) in chunk.iter_mut().zip(src) {
-                    *a = f(*a, v);
+        par::simd(
+            #[inline(always)]
+            || {
+                for off in Odometer::new(&g.red_sizes, &g.red_strides, 0) {
+                    let src = &x[base + off..base + off + chunk.len()];
+                    for (a, &v) in chunk.iter_mut().zip(src) {
+                        *a = f(*a, v);
+                    }
                 }
-            }
-        })
+            },
+        )
     };
     if g.outputs * g.per_output < par::PARALLEL_THRESHOLD {
         out.chunks_mut(row).flat_map(|r| r.chunks_mut(block)).enumerate().for_each(|(b, c)| task(b, c));

@@ -111,9 +111,20 @@ impl Plan {
         for d in 0..k {
             let l = self.dims[d].of(coordinate(d));
             let s = self.base_strides[d];
-            let prev = std::mem::take(offs);
-            for p in prev {
-                offs.extend(l.iter().map(|&i| p + i * s));
+            // Expanded in place, back to front: entry j moves to
+            // `j * l.len() ..`, never over an entry not yet read.
+            if l.is_empty() {
+                // A window wholly in padding: no element, only init.
+                offs.clear();
+                return;
+            }
+            let prev = offs.len();
+            offs.resize(prev * l.len(), 0);
+            for j in (0..prev).rev() {
+                let p = offs[j];
+                for (t, &i) in l.iter().enumerate() {
+                    offs[j * l.len() + t] = p + i * s;
+                }
             }
         }
     }
@@ -170,46 +181,16 @@ impl Combiner for Typed<'_> {
         // Whether the last dimension's windows are all `count` consecutive
         // coordinates `o * step + start ..`, so the row loop needs no lists.
         let regular = regular_last(plan);
-        let row = |r: usize, acc: &mut [T], offs: &mut Vec<usize>| {
-            plan.outer_offsets(r, offs);
-            {
-                for &off in offs.iter() {
-                    match regular {
-                        Some((start, step, count)) => {
-                            // Each output's window row is `count` adjacent
-                            // elements, folded in order into a register.
-                            let base = off + start;
-                            for (o, a) in acc.iter_mut().enumerate() {
-                                let from = base + o * step;
-                                let mut v = *a;
-                                for &e in &x[from..from + count] {
-                                    v = f(v, e);
-                                }
-                                *a = v;
-                            }
-                        }
-                        None => {
-                            for (o, a) in acc.iter_mut().enumerate() {
-                                for &i in plan.last(o) {
-                                    *a = f(*a, x[off + i]);
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        };
         // Rows are often short (a pooling row is a few dozen outputs): each
         // task takes a block of rows, with one vector-dispatch and one
         // offsets buffer for the block.
         let rows_per_task = (4096 / w).max(1);
         let block = |first: usize, chunk: &mut [T]| {
             let mut offs = Vec::new();
-            par::simd(|| {
-                for (i, acc) in chunk.chunks_mut(w).enumerate() {
-                    row(first + i, acc, &mut offs);
-                }
-            })
+            par::simd(
+                #[inline(always)]
+                || fold_rows(plan, regular, x, f, first, chunk, &mut offs),
+            )
         };
         if x.len() + out.len() < par::PARALLEL_THRESHOLD {
             block(0, &mut out);
@@ -217,6 +198,86 @@ impl Combiner for Typed<'_> {
             out.par_chunks_mut(w * rows_per_task).enumerate().for_each(|(k, chunk)| block(k * rows_per_task, chunk));
         }
         Ok(out)
+    }
+}
+
+/// [`fold_row`] for the rows `first..` that `chunk` holds. Always inlined
+/// (as everything it calls that is hot): the closure that calls it is then
+/// small enough to be inlined into [`par::simd`]'s vector-feature function.
+#[inline(always)]
+fn fold_rows<T: Copy, F: Fn(T, T) -> T + Copy>(
+    plan: &Plan,
+    regular: Option<(usize, usize, usize)>,
+    x: &[T],
+    f: F,
+    first: usize,
+    chunk: &mut [T],
+    offs: &mut Vec<usize>,
+) {
+    for (i, acc) in chunk.chunks_mut(plan.row_len().max(1)).enumerate() {
+        fold_row(plan, regular, x, f, first + i, acc, offs);
+    }
+}
+
+/// Folds output row `r`'s windows into `acc`, window by window row (the
+/// outer dimensions' offsets), in window order. Inlined into the caller's
+/// vector-dispatched loop, so its column loops are compiled for the
+/// machine's widest vectors.
+#[inline(always)]
+fn fold_row<T: Copy, F: Fn(T, T) -> T + Copy>(
+    plan: &Plan,
+    regular: Option<(usize, usize, usize)>,
+    x: &[T],
+    f: F,
+    r: usize,
+    acc: &mut [T],
+    offs: &mut Vec<usize>,
+) {
+    plan.outer_offsets(r, offs);
+    for &off in offs.iter() {
+        match regular {
+            Some((start, step, count)) => {
+                // Each output's window row is `count` adjacent elements.
+                // Column `k` of every window is folded across the row at
+                // once (a strided, vectorizable loop); each output still
+                // sees its elements in window order.
+                for k in 0..count {
+                    fold_column(acc, &x[off + start + k..], step, f);
+                }
+            }
+            None => {
+                for (o, a) in acc.iter_mut().enumerate() {
+                    for &i in plan.last(o) {
+                        *a = f(*a, x[off + i]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `acc[o] = f(acc[o], x[o * step])` for every output `o` of a row; the
+/// common strides are constants, so the loop vectorizes.
+#[inline(always)]
+fn fold_column<T: Copy, F: Fn(T, T) -> T>(acc: &mut [T], x: &[T], step: usize, f: F) {
+    #[inline(always)]
+    fn strided<T: Copy, F: Fn(T, T) -> T, const STEP: usize>(acc: &mut [T], x: &[T], f: F) {
+        let Some(last) = acc.len().checked_sub(1) else { return };
+        let x = &x[..last * STEP + 1];
+        for (o, a) in acc.iter_mut().enumerate() {
+            *a = f(*a, x[o * STEP]);
+        }
+    }
+    match step {
+        1 => strided::<T, F, 1>(acc, x, f),
+        2 => strided::<T, F, 2>(acc, x, f),
+        3 => strided::<T, F, 3>(acc, x, f),
+        4 => strided::<T, F, 4>(acc, x, f),
+        _ => {
+            for (o, a) in acc.iter_mut().enumerate() {
+                *a = f(*a, x[o * step]);
+            }
+        }
     }
 }
 

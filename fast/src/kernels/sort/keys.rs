@@ -157,3 +157,121 @@ pub fn key_sort(key: impl Fn(usize) -> u64 + Sync, n: usize, width: u32, descend
         }
     }
 }
+
+/// The one operand of a sort along contiguous slices of `n`, sorted in
+/// place of a copy by its key (ascending, or descending) — the reference's
+/// stable order without a permutation. Elements with equal keys are equal
+/// values, so an unstable sort is enough, except for the IEEE order of
+/// floats (`ieee`; the caller has checked that there is no NaN) where -0
+/// ties with +0: there the run of zeros is rewritten with the slice's zeros
+/// in their input order, as a stable sort leaves them. None for complex
+/// numbers.
+pub fn sort_values(data: &Data, ieee: bool, descending: bool, n: usize) -> Option<Data> {
+    fn run<T: Copy + Send + Sync>(v: &[T], n: usize, descending: bool, key: impl Fn(T) -> u64 + Sync, zero: Option<u64>) -> Vec<T> {
+        let mut out = v.to_vec();
+        let width = (std::mem::size_of::<T>() * 8) as u32;
+        let mask = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
+        let key = |x: &T| if descending { mask - key(*x) } else { key(*x) };
+        let sort_slice = |(s, input): (&mut [T], &[T])| {
+            if s.len() >= RADIX_MIN {
+                // Stable: ties (the zeros) keep their input order.
+                radix_sort(s, width, key);
+                return;
+            }
+            s.sort_unstable_by_key(key);
+            if let Some(z) = zero {
+                let z = if descending { mask - z } else { z };
+                let first = s.partition_point(|x| key(x) < z);
+                let zeros = input.iter().filter(|x| key(x) == z);
+                for (slot, &x) in s[first..].iter_mut().zip(zeros) {
+                    *slot = x;
+                }
+            }
+        };
+        if n == 0 {
+        } else if out.len() < par::PARALLEL_THRESHOLD || n >= par::PARALLEL_THRESHOLD {
+            out.chunks_mut(n).zip(v.chunks(n)).for_each(sort_slice);
+        } else {
+            out.par_chunks_mut(n).zip(v.par_chunks(n)).for_each(sort_slice);
+        }
+        out
+    }
+    fn fl<T: FFloat>(v: &[T], n: usize, ieee: bool, descending: bool) -> Vec<T> {
+        run(v, n, descending, |x| float_key(x, ieee), ieee.then(|| float_key(T::from_bits(0), true)))
+    }
+    let d = descending;
+    Some(match data {
+        Data::Pred(v) => Data::Pred(run(v, n, d, |b| b as u64, None)),
+        Data::S8(v) => Data::S8(run(v, n, d, |x| (x as u8 ^ 0x80) as u64, None)),
+        Data::S16(v) => Data::S16(run(v, n, d, |x| (x as u16 ^ 0x8000) as u64, None)),
+        Data::S32(v) => Data::S32(run(v, n, d, |x| (x as u32 ^ 0x8000_0000) as u64, None)),
+        Data::S64(v) => Data::S64(run(v, n, d, |x| x as u64 ^ (1 << 63), None)),
+        Data::U8(v) => Data::U8(run(v, n, d, |x| x as u64, None)),
+        Data::U16(v) => Data::U16(run(v, n, d, |x| x as u64, None)),
+        Data::U32(v) => Data::U32(run(v, n, d, |x| x as u64, None)),
+        Data::U64(v) => Data::U64(run(v, n, d, |x| x, None)),
+        Data::F16(v) => Data::F16(fl(v, n, ieee, d)),
+        Data::BF16(v) => Data::BF16(fl(v, n, ieee, d)),
+        Data::F32(v) => Data::F32(fl(v, n, ieee, d)),
+        Data::F64(v) => Data::F64(fl(v, n, ieee, d)),
+        Data::F8E4M3FN(v) => Data::F8E4M3FN(fl(v, n, ieee, d)),
+        Data::F8E5M2(v) => Data::F8E5M2(fl(v, n, ieee, d)),
+        Data::C64(_) | Data::C128(_) => return None,
+    })
+}
+
+/// Slices at least this long are radix sorted.
+const RADIX_MIN: usize = 1 << 12;
+
+/// Least-significant-digit radix sort of `s` by `key` (below `2^width`),
+/// one byte per pass, stable. Passes whose byte is the same for every
+/// element are skipped.
+fn radix_sort<T: Copy>(s: &mut [T], width: u32, key: impl Fn(&T) -> u64) {
+    let passes = width.div_ceil(8) as usize;
+    let mut counts = vec![[0usize; 256]; passes];
+    for x in s.iter() {
+        let k = key(x);
+        for (p, c) in counts.iter_mut().enumerate() {
+            c[(k >> (8 * p)) as usize & 255] += 1;
+        }
+    }
+    let mut buffer = s.to_vec();
+    let mut in_buffer = false;
+    for (p, c) in counts.iter().enumerate() {
+        if c.contains(&s.len()) {
+            continue;
+        }
+        let mut next = [0usize; 256];
+        let mut sum = 0;
+        for (n, &count) in next.iter_mut().zip(c) {
+            *n = sum;
+            sum += count;
+        }
+        let (from, to): (&[T], &mut [T]) = if in_buffer { (&buffer, s) } else { (s, &mut buffer) };
+        for x in from {
+            let d = (key(x) >> (8 * p)) as usize & 255;
+            to[next[d]] = *x;
+            next[d] += 1;
+        }
+        in_buffer = !in_buffer;
+    }
+    if in_buffer {
+        s.copy_from_slice(&buffer);
+    }
+}
+
+/// Whether a real float array holds a NaN; false for other types.
+pub fn has_nan(data: &Data) -> bool {
+    fn any<T: FFloat>(v: &[T]) -> bool {
+        v.par_iter().any(|&x| x.up().is_nan())
+    }
+    match data {
+        Data::F16(v) => any(v),
+        Data::BF16(v) => any(v),
+        Data::F32(v) => any(v),
+        Data::F64(v) => any(v),
+        Data::F8E4M3FN(v) => any(v),
+        Data::F8E5M2(v) => any(v),
+        _ => false,
+    }
+}

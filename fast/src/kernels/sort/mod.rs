@@ -1,6 +1,8 @@
-//! Sort and TopK in the fast engine. A sort computes, per slice, the
-//! permutation of positions, then moves every operand through it in one
-//! parallel pass. The permutation comes from:
+//! Sort and TopK in the fast engine. One operand along its last dimension
+//! under a strict `Lt`/`Gt` order is sorted in place of a copy (no
+//! permutation, so little more memory than the result). Otherwise a sort
+//! computes, per slice, the permutation of positions, then moves every
+//! operand through it in one parallel pass. The permutation comes from:
 //! - a key sort (parallel, stable by position) when the comparator is
 //!   `Lt`/`Gt` of one operand's two parameters and that is a strict weak
 //!   order on the data (integers, pred, total-order floats, IEEE floats
@@ -25,7 +27,7 @@ use xlaref_reference::{with_data, RunError};
 use crate::exec::Executor;
 use crate::par;
 use crate::scalar::ScalarFn;
-use keys::{ascending_keys, float_values, holds, key_sort};
+use keys::{ascending_keys, float_values, has_nan, holds, key_sort, sort_values};
 use merge::merge_sort;
 
 type R<T> = Result<T, RunError>;
@@ -81,8 +83,17 @@ fn sort(exec: &mut Executor, comparator: ComputationId, dimension: Option<i64>, 
     let stride: usize = dims[dim + 1..].iter().map(|&d| d as usize).product();
     let slices = Slices { count: total / n, n, stride };
 
-    let mut perm = vec![0usize; total];
     let native = keys::recognize(exec, comparator).and_then(|c| operands.get(c.operand).map(|o| (c, *o)));
+    if let (Some((c, only)), 1, 1) = (native, operands.len(), stride) {
+        // One operand under a strict order: sort its values, no permutation.
+        let strict = matches!(c.direction, Direction::Lt | Direction::Gt);
+        if strict && (c.total || !has_nan(&only.data)) {
+            if let Some(sorted) = sort_values(&only.data, !c.total, c.direction == Direction::Gt, n) {
+                return Ok(ArrayLiteral::with_shape(only.shape.clone(), sorted).into());
+            }
+        }
+    }
+    let mut perm = vec![0usize; total];
     let done = match native {
         Some((c, key_operand)) => native_sort(c.direction, c.total, &key_operand.data, slices, &mut perm),
         None => false,
