@@ -15,6 +15,8 @@ pub trait Wide:
     const ZERO: Self;
     const ONE: Self;
     fn to_f64(self) -> f64;
+    /// Rounded to nearest.
+    fn from_f64(x: f64) -> Self;
     fn is_nan(self) -> bool;
     fn is_sign_negative(self) -> bool;
     fn exp(self) -> Self;
@@ -47,6 +49,10 @@ macro_rules! wide {
             #[inline(always)]
             fn to_f64(self) -> f64 {
                 self as f64
+            }
+            #[inline(always)]
+            fn from_f64(x: f64) -> Self {
+                x as $t
             }
             #[inline(always)]
             fn is_nan(self) -> bool {
@@ -140,9 +146,29 @@ pub trait FFloat: Copy + Default + Send + Sync + 'static {
     fn down(w: Self::W) -> Self;
     fn bits(self) -> u64;
     fn from_bits(b: u64) -> Self;
+    /// The quiet bit of a NaN, for the types whose signaling NaNs reach
+    /// Pow (see [`pow`]); None where widening quiets them (f16, f8).
+    const POW_QUIET_BIT: Option<u64> = None;
+}
+
+/// Pow: the platform's `pow` in the wide type, with a signaling NaN
+/// operand of f32, f64 or bf16 giving that NaN quieted (not `sNaN^0 = 1`),
+/// as XLA CPU; widening bf16 would quiet it first, so it is checked on the
+/// element's own bits.
+#[inline(always)]
+pub fn pow<T: FFloat>(x: T, y: T) -> T {
+    if let Some(quiet) = T::POW_QUIET_BIT {
+        for v in [x, y] {
+            if v.up().is_nan() && v.bits() & quiet == 0 {
+                return T::from_bits(v.bits() | quiet);
+            }
+        }
+    }
+    T::down(x.up().powf(y.up()))
 }
 
 impl FFloat for f32 {
+    const POW_QUIET_BIT: Option<u64> = Some(1 << 22);
     type W = f32;
     const WIDTH: u32 = 32;
     #[inline(always)]
@@ -162,6 +188,7 @@ impl FFloat for f32 {
 }
 
 impl FFloat for f64 {
+    const POW_QUIET_BIT: Option<u64> = Some(1 << 51);
     type W = f64;
     const WIDTH: u32 = 64;
     #[inline(always)]
@@ -200,6 +227,7 @@ impl FFloat for f16 {
 }
 
 impl FFloat for bf16 {
+    const POW_QUIET_BIT: Option<u64> = Some(1 << 6);
     type W = f32;
     const WIDTH: u32 = 16;
     #[inline(always)]
@@ -257,10 +285,13 @@ impl FFloat for F8E5M2 {
 }
 
 /// IEEE 754-2019 maximum: NaN wins, +0 beats -0. Written as one select
-/// (non-short-circuit `|`, `&`) so that loops over it vectorize.
+/// over named conditions (non-short-circuit `|`, `&`): in this form LLVM
+/// vectorizes loops over it, even with interleaved loads.
 #[inline(always)]
 pub fn maximum<W: Wide>(a: W, b: W) -> W {
-    let take_a = a.is_nan() | (!b.is_nan() & ((a > b) | ((a == b) & b.is_sign_negative())));
+    let greater = a > b;
+    let equal_over_negative_zero = (a == b) & b.is_sign_negative();
+    let take_a = a.is_nan() | (!b.is_nan() & (greater | equal_over_negative_zero));
     if take_a {
         a
     } else {
@@ -272,7 +303,9 @@ pub fn maximum<W: Wide>(a: W, b: W) -> W {
 /// [`maximum`]).
 #[inline(always)]
 pub fn minimum<W: Wide>(a: W, b: W) -> W {
-    let take_a = a.is_nan() | (!b.is_nan() & ((a < b) | ((a == b) & a.is_sign_negative())));
+    let less = a < b;
+    let equal_negative_zero = (a == b) & a.is_sign_negative();
+    let take_a = a.is_nan() | (!b.is_nan() & (less | equal_negative_zero));
     if take_a {
         a
     } else {

@@ -14,7 +14,7 @@ use xlaref_reference::RunError;
 use super::layout;
 use crate::elem::complex as cx;
 use crate::elem::f8::{F8E4M3FN, F8E5M2};
-use crate::elem::float::{maximum, minimum, order_key, sign, FFloat, Wide};
+use crate::elem::float::{maximum, minimum, order_key, pow, sign, FFloat, Wide};
 use crate::elem::int::FInt;
 use crate::par;
 
@@ -109,7 +109,7 @@ fn float_binary<T: FFloat>(op: BinaryOp, a: Side<T>, b: Side<T>) -> R<Vec<T>> {
         Rem => run2(a, b, f!(Wide::rem)),
         Max => run2(a, b, f!(maximum)),
         Min => run2(a, b, f!(minimum)),
-        Pow => run2(a, b, f!(Wide::powf)),
+        Pow => run2(a, b, pow),
         Atan2 => run2(a, b, f!(Wide::atan2)),
         _ => return Err(bad("integer op on floats")),
     })
@@ -291,18 +291,21 @@ fn float_unary<T: FFloat + xlaref_reference::literal::Stored>(op: UnaryOp, v: &[
         Expm1 => par::map(v, f!(Wide::exp_m1)),
         Log => par::map(v, f!(Wide::ln)),
         Log1p => par::map(v, f!(Wide::ln_1p)),
-        // Where 1 + e^-x overflows (x < -88 in f32), e^x / (1 + e^x):
-        // long before the result underflows (logistic(-99) is 1.0e-43).
+        // In f64, rounded once: composed in f32, `1 / (1 + e^-x)` is 2
+        // ulps off near 0.5 (found by the campaign, logistic(-0.00055)).
+        // Where 1 + e^-x overflows (x < -709), e^x / (1 + e^x): long
+        // before the result underflows.
         Logistic => par::map(
             v,
             f!(|x: T::W| {
-                let d = T::W::ONE + (-x).exp();
-                if d.is_finite() {
-                    T::W::ONE / d
+                let x = x.to_f64();
+                let d = 1.0 + (-x).exp();
+                T::W::from_f64(if d.is_finite() {
+                    1.0 / d
                 } else {
                     let e = x.exp();
-                    e / (T::W::ONE + e)
-                }
+                    e / (1.0 + e)
+                })
             }),
         ),
         Sin => par::map(v, f!(Wide::sin)),

@@ -10,7 +10,7 @@ use xlaref_reference::scalar::Scalar;
 
 use crate::elem::complex as cx;
 use crate::elem::f8::{F8E4M3FN, F8E5M2};
-use crate::elem::float::{maximum, minimum, order_key, FFloat, Wide};
+use crate::elem::float::{maximum, minimum, order_key, pow, FFloat, Wide};
 use crate::elem::int::FInt;
 
 #[inline(always)]
@@ -38,6 +38,9 @@ fn int_bin<T: FInt>(op: BinaryOp, x: T, y: T) -> Option<T> {
 #[inline(always)]
 fn float_bin<T: FFloat>(op: BinaryOp, x: T, y: T) -> Option<T> {
     use BinaryOp::*;
+    if op == Pow {
+        return Some(pow(x, y));
+    }
     let (a, b) = (x.up(), y.up());
     Some(T::down(match op {
         Add => a + b,
@@ -47,7 +50,6 @@ fn float_bin<T: FFloat>(op: BinaryOp, x: T, y: T) -> Option<T> {
         Rem => a.rem(b),
         Max => maximum(a, b),
         Min => minimum(a, b),
-        Pow => a.powf(b),
         Atan2 => a.atan2(b),
         _ => return None,
     }))

@@ -116,7 +116,7 @@ pub fn float_binary<T: Float>(op: BinaryOp) -> Option<Bin<T>> {
         Rem => |a, b| fl::apply2(a, b, libm::fmod),
         Max => |a, b| fl::apply2(a, b, fl::maximum),
         Min => |a, b| fl::apply2(a, b, fl::minimum),
-        Pow => |a, b| fl::apply2(a, b, libm::pow),
+        Pow => fl::pow,
         Atan2 => |a, b| fl::apply2(a, b, libm::atan2),
         _ => return None,
     })

@@ -26,10 +26,31 @@ pub trait Float: Element {
     fn is_nan(self) -> bool {
         self.to_f64().is_nan()
     }
+    /// The bit that marks a NaN quiet, for the types whose signaling NaNs
+    /// XLA CPU's Pow sees (f64, f32, bf16); None where a signaling NaN
+    /// acts as a quiet one (see [`pow`]).
+    const POW_QUIET_BIT: Option<u64> = None;
+}
+
+/// Pow — C's `pow`: `x^±0` and `1^y` are 1 even for a quiet NaN.
+/// Implementation-defined (the document is silent; decided as XLA CPU): a
+/// signaling NaN operand gives that NaN quieted, as IEEE 754 requires, for
+/// f64, f32 and bf16; XLA CPU widens f16 (and the f8 types) with a
+/// conversion that quiets the NaN first, so there `sNaN^0` is 1.
+pub fn pow<T: Float>(a: T, b: T) -> T {
+    if let Some(quiet) = T::POW_QUIET_BIT {
+        for x in [a, b] {
+            if x.is_nan() && x.to_bits() & quiet == 0 {
+                return T::from_bits(x.to_bits() | quiet);
+            }
+        }
+    }
+    apply2(a, b, libm::pow)
 }
 
 impl Float for f64 {
     const WIDTH: u32 = 64;
+    const POW_QUIET_BIT: Option<u64> = Some(1 << 51);
     fn to_f64(self) -> f64 {
         self
     }
@@ -46,6 +67,7 @@ impl Float for f64 {
 
 impl Float for f32 {
     const WIDTH: u32 = 32;
+    const POW_QUIET_BIT: Option<u64> = Some(1 << 22);
     fn to_f64(self) -> f64 {
         self as f64
     }
@@ -78,6 +100,7 @@ impl Float for f16 {
 
 impl Float for bf16 {
     const WIDTH: u32 = 16;
+    const POW_QUIET_BIT: Option<u64> = Some(1 << 6);
     fn to_f64(self) -> f64 {
         bf16::to_f64(self)
     }

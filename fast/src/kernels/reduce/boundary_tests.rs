@@ -84,3 +84,70 @@ fn reduce_boundary_shapes_match_a_naive_fold() {
         }
     }
 }
+
+/// A 2-D max ReduceWindow (window `w`, stride `s`, low padding `p` in
+/// both dimensions) of an `h × n` f32 array, on the fast engine.
+fn run_window_max(h: i64, n: i64, w: i64, s: i64, p: i64, x: Vec<f32>) -> Vec<f32> {
+    let text = format!(
+        r#"{{"format": "xla-json/1", "computations": {{
+          "f": {{"params": [{{"name": "a", "shape": "f32[]"}}, {{"name": "b", "shape": "f32[]"}}],
+                 "instructions": [{{"name": "r", "op": "Max", "operands": ["a", "b"]}}]}},
+          "main": {{"params": [{{"name": "x", "shape": "f32[{h},{n}]"}}],
+                 "instructions": [{{"name": "init", "op": "Constant", "operands": [], "shape": "f32[]", "literal": "-inf"}},
+                   {{"name": "r", "op": "ReduceWindow", "operands": ["x", "init"], "computation": "f",
+                     "window_dimensions": [{w}, {w}], "window_strides": [{s}, {s}], "padding": [[{p}, 0], [{p}, 0]]}}]}}}}}}"#
+    );
+    let m = json::parse_module(&text, ReadOptions::default()).expect("module reads");
+    let v = verify::verify(m, &VerifyOptions::default()).expect("module verifies");
+    let out = crate::run(&v, vec![Literal::Array(ArrayLiteral::from_vec(vec![h, n], x))], &mut Env::new(Limits::default())).expect("runs");
+    out.as_array().and_then(|a| a.typed::<f32>()).expect("f32 result").to_vec()
+}
+
+/// IEEE maximum of the document (NaN wins, +0 over -0), bit for bit.
+fn ieee_max(a: f32, b: f32) -> f32 {
+    if a.is_nan() || b.is_nan() {
+        return if a.is_nan() { a } else { b };
+    }
+    if a > b || (a == b && b.is_sign_negative()) {
+        a
+    } else {
+        b
+    }
+}
+
+#[test]
+fn window_boundary_rows_match_a_naive_fold() {
+    // Output rows of 0, 1, vector width ± 1 and odd lengths; tiled windows
+    // (stride = window: 2, 3, 4), overlapping ones (stride 1), and low
+    // padding that leaves whole window rows in the padding.
+    let specials = [f32::NAN, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY];
+    for &n_out in &[0i64, 1, 15, 16, 17, 33] {
+        for &(w, s, p) in &[(2i64, 2i64, 0i64), (3, 3, 0), (4, 4, 0), (2, 1, 0), (3, 2, 0), (2, 2, 3)] {
+            let n = if n_out == 0 { 0 } else { (n_out - 1) * s + w - p };
+            let h = (w + 1).max(p + 1);
+            let x: Vec<f32> = (0..h * n.max(0))
+                .map(|i| if i % 11 == 5 { specials[(i / 11) as usize % specials.len()] } else { ((i * 7919) % 101) as f32 - 50.0 })
+                .collect();
+            let n = n.max(0);
+            let got = run_window_max(h, n, w, s, p, x.clone());
+            let (oh, ow) = ((h + p - w) / s + 1, if n + p >= w { (n + p - w) / s + 1 } else { 0 });
+            let mut want = Vec::new();
+            for oy in 0..oh {
+                for ox in 0..ow {
+                    let mut v = f32::NEG_INFINITY;
+                    for ky in 0..w {
+                        for kx in 0..w {
+                            let (y, xx) = (oy * s + ky - p, ox * s + kx - p);
+                            if y >= 0 && xx >= 0 && y < h && xx < n {
+                                v = ieee_max(v, x[(y * n + xx) as usize]);
+                            }
+                        }
+                    }
+                    want.push(v);
+                }
+            }
+            let bits = |v: &[f32]| v.iter().map(|f| if f.is_nan() { u32::MAX } else { f.to_bits() }).collect::<Vec<_>>();
+            assert_eq!(bits(&got), bits(&want), "window {w} stride {s} pad {p}, {h}x{n}");
+        }
+    }
+}

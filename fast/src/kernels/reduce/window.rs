@@ -236,6 +236,17 @@ fn fold_row<T: Copy, F: Fn(T, T) -> T + Copy>(
     plan.outer_offsets(r, offs);
     for &off in offs.iter() {
         match regular {
+            Some((start, step, count)) if step == count && (2..=4).contains(&count) => {
+                // Windows tile the row (pooling): each output folds the
+                // next `count` elements, in order; with `count` a constant
+                // the loop vectorizes over interleaved loads.
+                let row = &x[off + start..off + start + acc.len() * count];
+                match count {
+                    2 => fold_tiles::<T, F, 2>(acc, row, f),
+                    3 => fold_tiles::<T, F, 3>(acc, row, f),
+                    _ => fold_tiles::<T, F, 4>(acc, row, f),
+                }
+            }
             Some((start, step, count)) => {
                 // Each output's window row is `count` adjacent elements.
                 // Column `k` of every window is folded across the row at
@@ -253,6 +264,19 @@ fn fold_row<T: Copy, F: Fn(T, T) -> T + Copy>(
                 }
             }
         }
+    }
+}
+
+/// `acc[o] = f(…f(acc[o], row[o·C])…, row[o·C + C − 1])`: windows of `C`
+/// adjacent elements that tile `row`.
+#[inline(always)]
+fn fold_tiles<T: Copy, F: Fn(T, T) -> T, const C: usize>(acc: &mut [T], row: &[T], f: F) {
+    for (a, tile) in acc.iter_mut().zip(row.chunks_exact(C)) {
+        let mut v = *a;
+        for &e in tile {
+            v = f(v, e);
+        }
+        *a = v;
     }
 }
 

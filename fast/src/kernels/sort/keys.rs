@@ -275,3 +275,53 @@ pub fn has_nan(data: &Data) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reference's order: a stable sort by `<` (or `>`) of the IEEE
+    /// values (NaN-free here), or by the total order.
+    fn stable(v: &[f32], total: bool, descending: bool) -> Vec<f32> {
+        let mut s = v.to_vec();
+        let cmp = |a: &f32, b: &f32| if total { a.total_cmp(b) } else { a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal) };
+        if descending {
+            s.sort_by(|a, b| cmp(b, a));
+        } else {
+            s.sort_by(cmp);
+        }
+        s
+    }
+
+    #[test]
+    fn sorted_values_match_a_stable_sort_at_the_radix_boundary() {
+        for n in [0usize, 1, 2, 17, RADIX_MIN - 1, RADIX_MIN, RADIX_MIN + 1, 3 * RADIX_MIN + 5] {
+            // Many ±0 ties (stability shows), subnormals, infinities.
+            let v: Vec<f32> = (0..n)
+                .map(|i| match i % 9 {
+                    0 => -0.0,
+                    1 => 0.0,
+                    2 => f32::from_bits(1),
+                    3 => f32::NEG_INFINITY,
+                    _ => ((i * 7919) % 2003) as f32 - 1000.5,
+                })
+                .collect();
+            for (total, descending) in [(false, false), (false, true), (true, false), (true, true)] {
+                let Some(Data::F32(got)) = sort_values(&Data::F32(v.clone()), !total, descending, n.max(1)) else { panic!("f32 sorts") };
+                let want = stable(&v, total, descending);
+                let bits = |s: &[f32]| s.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&got), bits(&want), "n = {n}, total = {total}, descending = {descending}");
+            }
+            // Integers, in rows of 5 (many slices).
+            let ints: Vec<i16> = (0..n).map(|i| ((i * 7919) % 65521) as i16).collect();
+            if n % 5 == 0 && n > 0 {
+                let Some(Data::S16(got)) = sort_values(&Data::S16(ints.clone()), false, true, 5) else { panic!("s16 sorts") };
+                for (g, row) in got.chunks(5).zip(ints.chunks(5)) {
+                    let mut want = row.to_vec();
+                    want.sort_by(|a, b| b.cmp(a));
+                    assert_eq!(g, &want[..]);
+                }
+            }
+        }
+    }
+}
