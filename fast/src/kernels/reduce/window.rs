@@ -187,9 +187,15 @@ impl Combiner for Typed<'_> {
         let rows_per_task = (4096 / w).max(1);
         let block = |first: usize, chunk: &mut [T]| {
             let mut offs = Vec::new();
+            // Always inlined (as `fold_row` and what it calls), so the row
+            // loops are compiled inside `par::simd`'s vector-feature function.
             par::simd(
                 #[inline(always)]
-                || fold_rows(plan, regular, x, f, first, chunk, &mut offs),
+                || {
+                    for (i, acc) in chunk.chunks_mut(w).enumerate() {
+                        fold_row(plan, regular, x, f, first + i, acc, &mut offs);
+                    }
+                },
             )
         };
         if x.len() + out.len() < par::PARALLEL_THRESHOLD {
@@ -198,24 +204,6 @@ impl Combiner for Typed<'_> {
             out.par_chunks_mut(w * rows_per_task).enumerate().for_each(|(k, chunk)| block(k * rows_per_task, chunk));
         }
         Ok(out)
-    }
-}
-
-/// [`fold_row`] for the rows `first..` that `chunk` holds. Always inlined
-/// (as everything it calls that is hot): the closure that calls it is then
-/// small enough to be inlined into [`par::simd`]'s vector-feature function.
-#[inline(always)]
-fn fold_rows<T: Copy, F: Fn(T, T) -> T + Copy>(
-    plan: &Plan,
-    regular: Option<(usize, usize, usize)>,
-    x: &[T],
-    f: F,
-    first: usize,
-    chunk: &mut [T],
-    offs: &mut Vec<usize>,
-) {
-    for (i, acc) in chunk.chunks_mut(plan.row_len().max(1)).enumerate() {
-        fold_row(plan, regular, x, f, first + i, acc, offs);
     }
 }
 
