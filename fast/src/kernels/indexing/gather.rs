@@ -133,11 +133,15 @@ fn gather_elements<T: Copy + Send + Sync, I: IndexElem>(
     if let [(max, stride)] = clamp_and_stride[..] {
         // One start index per element (a 1-D table lookup): no inner loop,
         // so the loads of consecutive elements overlap.
-        return Ok(par::build(count, |first, chunk| {
-            for (o, s) in chunk.iter_mut().zip(&v[first..]) {
-                o.write(src[s.get().min(max).max(0) as usize * stride]);
+        // SAFETY: each offset is at most `max.max(0) * stride`, which the
+        // check above bounds by `src.len()`.
+        return Ok(unsafe {
+            if stride == 1 {
+                table_lookup(src, v, count, move |s: &I| s.get().min(max).max(0) as usize)
+            } else {
+                table_lookup(src, v, count, move |s: &I| s.get().min(max).max(0) as usize * stride)
             }
-        }));
+        });
     }
     Ok(par::build(count, |first, chunk| {
         for (k, o) in chunk.iter_mut().enumerate() {
@@ -149,6 +153,41 @@ fn gather_elements<T: Copy + Send + Sync, I: IndexElem>(
             o.write(src[offset]);
         }
     }))
+}
+
+/// `out[g] = src[at(v[g])]` for the first `count` elements of `v`.
+///
+/// # Safety
+/// `at(s) < src.len()` for every `s` in `v[..count]`: the loads are not
+/// bounds-checked, so that they are issued back to back.
+unsafe fn table_lookup<T: Copy + Send + Sync, I: IndexElem>(
+    src: &[T],
+    v: &[I],
+    count: usize,
+    at: impl Fn(&I) -> usize + Copy + Send + Sync,
+) -> Vec<T> {
+    par::build(count, |first, chunk| {
+        let v = &v[first..first + chunk.len()];
+        par::simd(
+            #[inline(always)]
+            move || {
+                // Eight loads issued together, then eight stores: the random
+                // loads overlap instead of each waiting behind a store.
+                let mut outs = chunk.chunks_exact_mut(8);
+                let mut ins = v.chunks_exact(8);
+                for (o, s) in (&mut outs).zip(&mut ins) {
+                    // SAFETY: the caller's contract.
+                    let loaded: [T; 8] = std::array::from_fn(|k| unsafe { *src.get_unchecked(at(&s[k])) });
+                    for (o, x) in o.iter_mut().zip(loaded) {
+                        o.write(x);
+                    }
+                }
+                for (o, s) in outs.into_remainder().iter_mut().zip(ins.remainder()) {
+                    o.write(src[at(s)]);
+                }
+            },
+        )
+    })
 }
 
 /// The operand offset where the slice of each batch index starts: `S_in`
@@ -289,4 +328,27 @@ fn copy_rows<T: Copy + Send + Sync>(src: &[T], bases: &[usize], axes: &[(usize, 
     // element of its chunk.
     unsafe { result.set_len(n) };
     Ok(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The unchecked loads at the sizes around the eight-load groups and
+    /// the parallel split, with indices clamped from both sides.
+    #[test]
+    fn table_lookup_boundary_sizes() {
+        let src: Vec<u32> = (0..1000).collect();
+        for n in [0, 1, 7, 8, 9, 15, 16, 17, par::PARALLEL_THRESHOLD + 3, (1 << 20) + 5] {
+            let v: Vec<i32> = (0..n as i32).map(|k| k.wrapping_mul(7919) % 1400 - 200).collect();
+            for stride in [1usize, 3] {
+                let max = (999 / stride) as i64;
+                let at = move |s: &i32| (*s as i64).min(max).max(0) as usize * stride;
+                // SAFETY: `at` clamps to `max * stride <= 999 < src.len()`.
+                let got = unsafe { table_lookup(&src, &v, n, at) };
+                let want: Vec<u32> = v.iter().map(|s| src[at(s)]).collect();
+                assert_eq!(got, want, "n = {n}, stride = {stride}");
+            }
+        }
+    }
 }

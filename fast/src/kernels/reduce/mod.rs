@@ -187,15 +187,14 @@ pub(crate) fn fold_any_order<T: Copy, F: Fn(T, T) -> T>(acc: T, xs: &[T], f: F) 
         return xs.iter().fold(acc, |a, &x| f(a, x));
     }
     let mut part: [T; LANES] = std::array::from_fn(|k| xs[k]);
-    let rest = &xs[LANES..];
-    let mut chunks = rest.chunks_exact(LANES);
+    let mut chunks = xs[LANES..].chunks_exact(LANES);
     for c in &mut chunks {
-        for k in 0..LANES {
-            part[k] = f(part[k], c[k]);
-        }
+        // A new array each step, not stores into `part`: the compiler then
+        // keeps the partial results in vector registers (stored into, the
+        // array stayed in memory and every step waited on a reload).
+        part = std::array::from_fn(|k| f(part[k], c[k]));
     }
     let tail = chunks.remainder();
-    // Pairwise combination of the lanes.
     let mut width = LANES;
     while width > 1 {
         width /= 2;

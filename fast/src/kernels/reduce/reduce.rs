@@ -194,15 +194,19 @@ fn segments<T: Elem, F: Fn(T, T) -> T + Copy + Send + Sync>(g: &Geom, x: &[T], o
             let base = Odometer::new(&g.kept_sizes, &g.kept_strides, o).next().unwrap_or(0);
             let segs = g.per_output / inner;
             let partial = if segs == 1 {
-                x[base..base + inner]
-                    .par_chunks(TASK)
-                    .map(|c| {
-                        par::simd(
-                            #[inline(always)]
-                            || fold_any_order(c[0], &c[1..], f),
-                        )
-                    })
-                    .reduce_with(f)
+                // A few large tasks: each is a stream through memory, and
+                // rayon's per-task cost is not negligible at memory speed.
+                let chunk = inner.div_ceil(16 * rayon::current_num_threads()).max(TASK);
+                let seg = &x[base..base + inner];
+                let fold_chunk = |acc: &mut Option<T>, k: usize| {
+                    let c = &seg[k * chunk..((k + 1) * chunk).min(inner)];
+                    let folded = par::simd(
+                        #[inline(always)]
+                        || fold_any_order(c[0], &c[1..], f),
+                    );
+                    *acc = Some(acc.map_or(folded, |a| f(a, folded)));
+                };
+                par::tasks(inner.div_ceil(chunk), || None, fold_chunk).into_iter().flatten().reduce(f)
             } else {
                 (0..segs)
                     .into_par_iter()
