@@ -15,8 +15,8 @@ pub const PARALLEL_THRESHOLD: usize = 1 << 15;
 const CHUNK: usize = 1 << 14;
 
 /// Elements per task for `n` elements: at least [`CHUNK`], and few tasks
-/// per thread, since at memory speed rayon's cost per task is not small.
-fn chunk_len(n: usize) -> usize {
+/// per thread, since at memory speed the cost per task is not small.
+pub fn chunk_len(n: usize) -> usize {
     n.div_ceil(8 * rayon::current_num_threads()).max(CHUNK)
 }
 

@@ -194,9 +194,7 @@ fn segments<T: Elem, F: Fn(T, T) -> T + Copy + Send + Sync>(g: &Geom, x: &[T], o
             let base = Odometer::new(&g.kept_sizes, &g.kept_strides, o).next().unwrap_or(0);
             let segs = g.per_output / inner;
             let partial = if segs == 1 {
-                // A few large tasks: each is a stream through memory, and
-                // rayon's per-task cost is not negligible at memory speed.
-                let chunk = inner.div_ceil(16 * rayon::current_num_threads()).max(TASK);
+                let chunk = par::chunk_len(inner);
                 let seg = &x[base..base + inner];
                 let fold_chunk = |acc: &mut Option<T>, k: usize| {
                     let c = &seg[k * chunk..((k + 1) * chunk).min(inner)];
