@@ -170,3 +170,42 @@ fn replicated_programs_replay_as_cases() {
     assert!(stdout.contains("32 passed, 0 failed"), "{stdout}");
     assert!(several >= 4, "only {several} of 16 programs ran on several replicas");
 }
+
+/// The benchmark's path, `run_borrowed`, gives bit for bit what `run` gives
+/// on programs of every generator and on a module whose result is its
+/// parameter (the one value the engine must copy).
+#[test]
+fn borrowed_arguments_give_the_same_results() {
+    use xlaref::gen::Program;
+    use xlaref::harness::campaign::{campaign_limits, draw};
+    use xlaref::harness::engine::Engine;
+    use xlaref_reference::eval::Env;
+    use xlaref_reference::json::{write_typed_literal, WriteOptions};
+    use xlaref_reference::literal::{ArrayLiteral, Literal};
+    use xlaref_reference::RunError;
+
+    let bits =
+        |r: Result<Literal, RunError>| r.map(|v| write_typed_literal(&v, WriteOptions { exact_bits: true })).map_err(|e| e.to_string());
+    let identity = Program {
+        op: "Parameter",
+        module: serde_json::json!({"format": "xla-json/1", "computations": {"main": {
+            "params": [{"name": "p", "shape": "f32[3]"}], "instructions": [], "root": "p"}}}),
+        args: vec![ArrayLiteral::from_vec(vec![3], vec![1.0f32, f32::NAN, -0.0]).into()],
+        replicas: 1,
+        replica_args: None,
+    };
+    let mut programs = vec![identity];
+    for (_, strategy) in gen::generators() {
+        programs.extend((0..8).filter_map(|i| draw(&strategy, 0xb0, i)).filter(|p| p.replicas == 1));
+    }
+    let mut compared = 0;
+    for p in &programs {
+        let Ok(module) = p.verified(campaign_limits().max_elements) else { continue };
+        let owned = Fast.run(&module, p.args.clone(), &mut Env::new(campaign_limits()));
+        let borrowed = Fast.run_borrowed(&module, &p.args, &mut Env::new(campaign_limits()));
+        let borrowed = borrowed.expect("the fast engine runs on borrowed arguments");
+        assert_eq!(bits(owned), bits(borrowed), "{}: {}", p.op, p.module);
+        compared += 1;
+    }
+    assert!(compared > programs.len() / 2, "only {compared} of {} programs verified", programs.len());
+}

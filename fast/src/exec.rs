@@ -2,6 +2,8 @@
 //! instruction, dispatching each op to its kernel. Values are dropped after
 //! their last use.
 
+use std::borrow::Cow;
+
 use xlaref_reference::eval::Env;
 use xlaref_reference::ir::{ComputationId, ConditionalForm, Op};
 use xlaref_reference::literal::{ArrayLiteral, Literal};
@@ -35,6 +37,16 @@ impl<'a> Executor<'a> {
 
     /// Runs computation `id` on `args`.
     pub fn call(&mut self, id: ComputationId, args: Vec<Literal>) -> R<Literal> {
+        self.call_with(id, args.into_iter().map(Cow::Owned))
+    }
+
+    /// Runs computation `id` on borrowed `args`: kernels only read their
+    /// operands, so a parameter needs no copy unless it is the result.
+    pub fn call_borrowed(&mut self, id: ComputationId, args: &[Literal]) -> R<Literal> {
+        self.call_with(id, args.iter().map(Cow::Borrowed))
+    }
+
+    fn call_with<'v>(&mut self, id: ComputationId, args: impl Iterator<Item = Cow<'v, Literal>>) -> R<Literal> {
         if self.depth >= self.env.limits.max_call_depth {
             return Err(RunError::Limit(format!("computation calls nested deeper than {}", self.env.limits.max_call_depth)));
         }
@@ -44,7 +56,7 @@ impl<'a> Executor<'a> {
         result
     }
 
-    fn call_inner(&mut self, id: ComputationId, args: Vec<Literal>) -> R<Literal> {
+    fn call_inner<'v>(&mut self, id: ComputationId, mut args: impl Iterator<Item = Cow<'v, Literal>>) -> R<Literal> {
         let module = self.module;
         let c = module.computation(id);
         let n = c.instructions.len();
@@ -56,8 +68,7 @@ impl<'a> Executor<'a> {
             }
         }
         readers[c.root] += 1;
-        let mut values: Vec<Option<Literal>> = vec![None; n];
-        let mut args = args.into_iter();
+        let mut values: Vec<Option<Cow<'v, Literal>>> = vec![None; n];
         for (i, instr) in c.instructions.iter().enumerate() {
             self.env.check_deadline()?;
             let value = if let Op::Parameter { .. } = instr.op {
@@ -66,10 +77,10 @@ impl<'a> Executor<'a> {
                 let operands = instr
                     .operands
                     .iter()
-                    .map(|&o| values[o].as_ref().ok_or_else(|| bad("value freed too early")))
+                    .map(|&o| values[o].as_deref().ok_or_else(|| bad("value freed too early")))
                     .collect::<R<Vec<_>>>()?;
                 self.env.site = xlaref_reference::replicas::Site { computation: id, instruction: i };
-                self.op(&instr.op, &operands, module.shape(id, i))?
+                Cow::Owned(self.op(&instr.op, &operands, module.shape(id, i))?)
             };
             values[i] = Some(value);
             for &o in &instr.operands {
@@ -79,7 +90,7 @@ impl<'a> Executor<'a> {
                 }
             }
         }
-        values[c.root].take().ok_or_else(|| bad("root value missing"))
+        values[c.root].take().map(Cow::into_owned).ok_or_else(|| bad("root value missing"))
     }
 
     /// Runs one op; operands with bounded dynamic sizes go through the

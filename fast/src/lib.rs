@@ -23,3 +23,10 @@ pub fn run(module: &VerifiedModule, args: Vec<Literal>, env: &mut Env) -> Result
     check_arguments(module, &args)?;
     exec::Executor::new(module, env).call(module.entry(), args)
 }
+
+/// Runs the entry computation of `module` on borrowed `args`, which the
+/// engine reads without copying (the caller keeps them for another run).
+pub fn run_borrowed(module: &VerifiedModule, args: &[Literal], env: &mut Env) -> Result<Literal, RunError> {
+    check_arguments(module, args)?;
+    exec::Executor::new(module, env).call_borrowed(module.entry(), args)
+}

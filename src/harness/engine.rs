@@ -10,6 +10,14 @@ use xlaref_reference::RunError;
 pub trait Engine: Sync {
     fn name(&self) -> &'static str;
     fn run(&self, module: &VerifiedModule, args: Vec<Literal>, env: &mut Env) -> Result<Literal, RunError>;
+
+    /// Runs on borrowed arguments, if the engine can do so without copying
+    /// them; `None` when it consumes its arguments (the caller then copies
+    /// them and calls [`Engine::run`]). The benchmark times this, as XLA's
+    /// timings run on inputs already in place.
+    fn run_borrowed(&self, _module: &VerifiedModule, _args: &[Literal], _env: &mut Env) -> Option<Result<Literal, RunError>> {
+        None
+    }
 }
 
 /// The reference evaluator of `reference/`.
@@ -33,6 +41,9 @@ impl Engine for Fast {
     }
     fn run(&self, module: &VerifiedModule, args: Vec<Literal>, env: &mut Env) -> Result<Literal, RunError> {
         xlaref_fast::run(module, args, env)
+    }
+    fn run_borrowed(&self, module: &VerifiedModule, args: &[Literal], env: &mut Env) -> Option<Result<Literal, RunError>> {
+        Some(xlaref_fast::run_borrowed(module, args, env))
     }
 }
 
