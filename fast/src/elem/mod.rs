@@ -3,6 +3,7 @@
 
 pub mod complex;
 pub mod convert;
+pub mod exp;
 pub mod f8;
 pub mod float;
 pub mod int;
