@@ -8,6 +8,7 @@ mod elem;
 mod exec;
 mod kernels;
 mod par;
+pub mod peak;
 pub mod planted;
 // Used by the reduce, sort and scatter kernels as they land.
 #[allow(dead_code)]

@@ -88,14 +88,20 @@ unsafe fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
 /// `out[i] = f(i, chunk...)`: fills a new vector of `n` elements chunk by
 /// chunk; `fill(start, chunk)` writes `chunk` (the elements `start..`).
 pub fn build<T: Send>(n: usize, fill: impl Fn(usize, &mut [MaybeUninit<T>]) + Sync) -> Vec<T> {
+    build_in_chunks(n, if n < PARALLEL_THRESHOLD { n } else { chunk_len(n) }, fill)
+}
+
+/// [`build`] with chunks of `chunk` elements (the last may be shorter),
+/// for kernels whose tasks must start on a row; one chunk (`chunk >= n`)
+/// runs on the calling thread.
+pub fn build_in_chunks<T: Send>(n: usize, chunk: usize, fill: impl Fn(usize, &mut [MaybeUninit<T>]) + Sync) -> Vec<T> {
     let mut out: Vec<T> = Vec::with_capacity(n);
     let spare = &mut out.spare_capacity_mut()[..n];
-    if n < PARALLEL_THRESHOLD {
+    if chunk >= n {
         fill(0, spare);
     } else {
-        let chunk = chunk_len(n);
         // Each chunk is handed out once, through its own (uncontended) lock.
-        let chunks: Vec<Mutex<&mut [MaybeUninit<T>]>> = spare.chunks_mut(chunk).map(Mutex::new).collect();
+        let chunks: Vec<Mutex<&mut [MaybeUninit<T>]>> = spare.chunks_mut(chunk.max(1)).map(Mutex::new).collect();
         tasks(
             chunks.len(),
             || (),
@@ -109,9 +115,19 @@ pub fn build<T: Send>(n: usize, fill: impl Fn(usize, &mut [MaybeUninit<T>]) + Sy
         );
     }
     // SAFETY: every `fill` call writes every element of its chunk (the
-    // callers below do so unconditionally), and the chunks cover `0..n`.
+    // callers do so unconditionally), and the chunks cover `0..n`.
     unsafe { out.set_len(n) };
     out
+}
+
+/// Writes `value` to every element of `chunk` and returns it initialized.
+pub fn fill_with<T: Copy>(chunk: &mut [MaybeUninit<T>], value: T) -> &mut [T] {
+    for o in chunk.iter_mut() {
+        o.write(value);
+    }
+    // SAFETY: every element was written just above, and `MaybeUninit<T>`
+    // has the layout of `T`.
+    unsafe { &mut *(chunk as *mut [MaybeUninit<T>] as *mut [T]) }
 }
 
 /// `out[i] = f(a[i])`, in parallel and vectorized.
@@ -169,6 +185,20 @@ mod tests {
             let b: Vec<u32> = (0..n as u32).map(|x| x * 3).collect();
             assert_eq!(zip(&a, &b, |x, y| x + y), (0..n as u32).map(|x| 4 * x).collect::<Vec<_>>(), "n = {n}");
             assert_eq!(map(&a, |x| x ^ 1), (0..n as u32).map(|x| x ^ 1).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn build_in_chunks_starts_each_chunk_where_asked() {
+        for (n, chunk) in [(0, 0), (0, 5), (1, 1), (10, 3), (10, 10), (10, 11), (100_003, 4096)] {
+            let v = build_in_chunks(n, chunk, |start, c| {
+                assert!(chunk >= n || start % chunk == 0, "n = {n}, chunk = {chunk}, start = {start}");
+                let c = fill_with(c, 0usize);
+                for (i, o) in c.iter_mut().enumerate() {
+                    *o = start + i;
+                }
+            });
+            assert_eq!(v, (0..n).collect::<Vec<_>>(), "n = {n}, chunk = {chunk}");
         }
     }
 

@@ -467,6 +467,12 @@ pub fn run(a: BenchArgs) -> i32 {
     }
     let (runs, budget) = if a.quick { (2, Duration::from_millis(300)) } else { (5, Duration::from_secs(3)) };
     println!("{}", if a.quick { "xlaref bench --quick (small sizes; XLA figures are for the full sizes)" } else { "xlaref bench" });
+    // The ceiling for Dot and Conv on this host today (f64 has half of it).
+    println!(
+        "machine: f32 multiply-add peak {:.1} GFLOP/s on {} threads, measured now",
+        xlaref_fast::peak::fma_peak_gflops(),
+        rayon::current_num_threads()
+    );
     let header = ["op", "shape", "reference", "fast", "speedup", "fast rate", "XLA CPU", "peak mem"];
     let mut rows: Vec<[String; 8]> = Vec::new();
     let mut failures = Vec::new();

@@ -6,7 +6,6 @@
 
 use std::mem::MaybeUninit;
 
-use rayon::prelude::*;
 use xlaref_reference::ir::GatherDims;
 use xlaref_reference::literal::{ArrayLiteral, Stored};
 use xlaref_reference::types::ArrayShape;
@@ -316,18 +315,8 @@ fn copy_rows<T: Copy + Send + Sync>(src: &[T], bases: &[usize], axes: &[(usize, 
             rest = tail;
         }
     };
-    let mut result: Vec<T> = Vec::with_capacity(n);
-    let spare = &mut result.spare_capacity_mut()[..n];
-    if n < par::PARALLEL_THRESHOLD {
-        fill_range(0, spare);
-    } else {
-        let per_task = par::PARALLEL_THRESHOLD;
-        spare.par_chunks_mut(per_task).enumerate().for_each(|(k, chunk)| fill_range(k * per_task, chunk));
-    }
-    // SAFETY: the chunks cover `0..n` and `fill_range` writes every
-    // element of its chunk.
-    unsafe { result.set_len(n) };
-    Ok(result)
+    // `fill_range` writes every element of its chunk, as `build` needs.
+    Ok(par::build_in_chunks(n, if n < par::PARALLEL_THRESHOLD { n } else { par::PARALLEL_THRESHOLD }, fill_range))
 }
 
 #[cfg(test)]

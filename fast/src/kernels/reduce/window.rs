@@ -174,9 +174,8 @@ impl Combiner for Typed<'_> {
     fn run<T: Elem, F: Fn(T, T) -> T + Copy + Send + Sync>(self, x: &[T], init: T, f: F, _assoc: bool) -> R<Vec<T>> {
         let plan = self.plan;
         let (w, rows) = (plan.row_len(), plan.rows());
-        let mut out = vec![init; w * rows];
-        if out.is_empty() {
-            return Ok(out);
+        if w * rows == 0 {
+            return Ok(Vec::new());
         }
         // Whether the last dimension's windows are all `count` consecutive
         // coordinates `o * step + start ..`, so the row loop needs no lists.
@@ -198,12 +197,14 @@ impl Combiner for Typed<'_> {
                 },
             )
         };
-        if x.len() + out.len() < par::PARALLEL_THRESHOLD {
-            block(0, &mut out);
-        } else {
-            out.par_chunks_mut(w * rows_per_task).enumerate().for_each(|(k, chunk)| block(k * rows_per_task, chunk));
-        }
-        Ok(out)
+        // Tasks from the pool's shared counter (`par::tasks`): rayon's
+        // splitting left the second worker idle in about a third of the
+        // runs (pooling 8x64x56x56: 0.93 against 0.55 ms). Few large tasks
+        // (four per thread): with a task per block the pooling took 0.73.
+        let n = w * rows;
+        let per_task = rows_per_task.max(rows.div_ceil(4 * rayon::current_num_threads()));
+        let chunk = if x.len() + n < par::PARALLEL_THRESHOLD { n } else { w * per_task };
+        Ok(par::build_in_chunks(n, chunk, |start, part| block(start / w, par::fill_with(part, init))))
     }
 }
 
