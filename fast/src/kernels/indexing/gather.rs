@@ -315,8 +315,9 @@ fn copy_rows<T: Copy + Send + Sync>(src: &[T], bases: &[usize], axes: &[(usize, 
             rest = tail;
         }
     };
-    // `fill_range` writes every element of its chunk, as `build` needs.
-    Ok(par::build_in_chunks(n, if n < par::PARALLEL_THRESHOLD { n } else { par::PARALLEL_THRESHOLD }, fill_range))
+    // `fill_range` writes every element of its chunk, as `build` needs;
+    // below one chunk's size the copy stays on the calling thread.
+    Ok(par::build_in_chunks(n, par::PARALLEL_THRESHOLD, fill_range))
 }
 
 #[cfg(test)]
