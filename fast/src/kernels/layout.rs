@@ -2,7 +2,7 @@
 //! output element `i` (row-major) reads the input at
 //! `base + Σ index[d] * stride[d]` — done by one parallel kernel whose inner
 //! loop is a contiguous copy, a fill, or a constant-stride gather. Transpose
-//! of the two minor dimensions goes through cache-sized tiles instead.
+//! of the two minor dimensions has its own kernel (`transpose.rs`).
 
 use rayon::prelude::*;
 use xlaref_reference::literal::{ArrayLiteral, Data, Stored};
@@ -111,52 +111,47 @@ pub fn broadcast(x: &ArrayLiteral, out: &ArrayShape, mapping: &[i64]) -> ArrayLi
 
 /// Transpose: output dimension i walks input dimension `permutation[i]`.
 pub fn transpose(x: &ArrayLiteral, permutation: &[i64], out: &ArrayShape) -> ArrayLiteral {
-    let in_strides = strides_of(x.dims());
-    let rank = permutation.len();
-    if rank >= 2 && permutation[..rank - 2].iter().enumerate().all(|(i, &p)| p == i as i64) && permutation[rank - 1] == rank as i64 - 2 {
-        return swap_minor(x, out);
+    if let Some((rows, cols)) = as_matrix_transposes(x.dims(), permutation) {
+        return super::transpose::swap_minor(x, rows, cols, out);
     }
+    let in_strides = strides_of(x.dims());
     let strides = permutation.iter().map(|&p| in_strides[p as usize]).collect();
     apply_view(x, &View { base: 0, strides }, out)
 }
 
-/// Transposes the two minor dimensions of every matrix in the batch, in
-/// 64x64 tiles so both the reads and the writes stay in cache.
-fn swap_minor(x: &ArrayLiteral, out: &ArrayShape) -> ArrayLiteral {
-    fn tiles<T: Copy + Send + Sync>(src: &[T], rows: usize, cols: usize) -> Vec<T> {
-        // 32x32 tiles: the strided side touches 32 cache lines, which a
-        // power-of-two row length maps to few L1 sets (64 would thrash them).
-        const B: usize = 32;
-        let matrix = rows * cols;
-        let mut out: Vec<T> = Vec::with_capacity(src.len());
-        if matrix == 0 {
-            return out;
+/// `Some((rows, cols))` when the transpose is a batch of matrix transposes
+/// `[batch, rows, cols] -> [batch, cols, rows]` once size-1 dimensions are
+/// dropped and input dimensions that stay adjacent and in order are merged
+/// (NCHW -> NHWC is `[N, C, H·W] -> [N, H·W, C]`).
+fn as_matrix_transposes(dims: &[i64], permutation: &[i64]) -> Option<(usize, usize)> {
+    // Each input dimension's position among those that are not 1.
+    let mut position = vec![usize::MAX; dims.len()];
+    let mut kept = 0;
+    for (d, &size) in dims.iter().enumerate() {
+        if size != 1 {
+            position[d] = kept;
+            kept += 1;
         }
-        // Parallel over bands of output rows (= input columns).
-        out.spare_capacity_mut()[..src.len()].par_chunks_mut(matrix).zip(src.par_chunks(matrix)).for_each(|(o, s)| {
-            o.par_chunks_mut(B * rows).enumerate().for_each(|(band, ob)| {
-                let c0 = band * B;
-                let cn = (cols - c0).min(B);
-                for r0 in (0..rows).step_by(B) {
-                    let rn = (rows - r0).min(B);
-                    for c in 0..cn {
-                        let orow = &mut ob[c * rows + r0..c * rows + r0 + rn];
-                        for (r, slot) in orow.iter_mut().enumerate() {
-                            slot.write(s[(r0 + r) * cols + c0 + c]);
-                        }
-                    }
-                }
-            });
-        });
-        // SAFETY: the bands of every matrix cover all its `cols` output
-        // rows, and each output row's `rows` elements are written above.
-        unsafe { out.set_len(src.len()) };
-        out
     }
-    let d = x.dims();
-    let (rows, cols) = (d[d.len() - 2] as usize, d[d.len() - 1] as usize);
-    let data = with_data!(&x.data, v => Stored::wrap(tiles(v, rows, cols)));
-    ArrayLiteral::with_shape(out.with_element_type(x.element_type()), data)
+    // Runs of consecutive kept dimensions, in output order: (first, size).
+    let mut groups: Vec<(usize, usize)> = Vec::new();
+    let mut previous = usize::MAX;
+    for &p in permutation {
+        let (p, size) = (p as usize, dims[p as usize] as usize);
+        if position[p] == usize::MAX {
+            continue;
+        }
+        match groups.last_mut() {
+            Some(group) if position[p] == previous.wrapping_add(1) => group.1 *= size,
+            _ => groups.push((position[p], size)),
+        }
+        previous = position[p];
+    }
+    match groups[..] {
+        [(b, cols), (a, rows)] if a < b => Some((rows, cols)),
+        [(a, _), (c, cols), (b, rows)] if a < b && b < c => Some((rows, cols)),
+        _ => None,
+    }
 }
 
 /// Rev: reversed dimensions start at their last element and step back.
@@ -281,4 +276,37 @@ pub fn iota(out: &ArrayShape, dimension: usize) -> ArrayLiteral {
     });
     let data = crate::elem::convert::convert(&Data::U64(counts), out.element_type);
     ArrayLiteral::with_shape(out.clone(), data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::as_matrix_transposes;
+
+    /// Input dimensions, permutation, and the matrix transposes expected.
+    type Case = (&'static [i64], &'static [i64], Option<(usize, usize)>);
+
+    #[test]
+    fn transposes_that_are_batches_of_matrix_transposes() {
+        let cases: [Case; 11] = [
+            (&[3, 5], &[1, 0], Some((3, 5))),
+            (&[2, 3, 5], &[0, 2, 1], Some((3, 5))),
+            // NCHW -> NHWC and back.
+            (&[2, 3, 4, 5], &[0, 2, 3, 1], Some((3, 20))),
+            (&[2, 4, 5, 3], &[0, 3, 1, 2], Some((20, 3))),
+            // [A, B, C] -> [B, C, A]: one matrix of A x (B·C).
+            (&[2, 3, 4], &[1, 2, 0], Some((2, 12))),
+            // Size-1 dimensions do not count, wherever they go.
+            (&[1, 3, 1, 5], &[3, 2, 0, 1], Some((3, 5))),
+            (&[3, 1, 5], &[1, 0, 2], None),
+            // Identity, a permutation of the major dimensions only, a full
+            // reversal of three dimensions: not one matrix transpose.
+            (&[3, 5], &[0, 1], None),
+            (&[2, 3, 5], &[1, 0, 2], None),
+            (&[2, 3, 5], &[2, 1, 0], None),
+            (&[], &[], None),
+        ];
+        for (dims, permutation, want) in cases {
+            assert_eq!(as_matrix_transposes(dims, permutation), want, "{dims:?} by {permutation:?}");
+        }
+    }
 }

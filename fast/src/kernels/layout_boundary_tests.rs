@@ -41,6 +41,33 @@ fn transpose_of_the_minor_dimensions_at_tile_boundaries() {
     }
 }
 
+/// Permutations that merge into a batch of matrix transposes (NCHW to
+/// NHWC, with a size-1 dimension moved) against index arithmetic.
+#[test]
+fn transposes_that_merge_into_matrix_transposes() {
+    let dims = [2usize, 17, 1, 6, 5];
+    let permutation = [0usize, 3, 2, 4, 1];
+    let n: usize = dims.iter().product();
+    let strides = [dims[1] * dims[2] * dims[3] * dims[4], dims[2] * dims[3] * dims[4], dims[3] * dims[4], dims[4], 1];
+    let out_dims: Vec<usize> = permutation.iter().map(|&p| dims[p]).collect();
+    let main = format!(
+        r#"{{"params": [{{"name": "x", "shape": "f32[2,17,1,6,5]"}}],
+            "instructions": [{{"name": "t", "op": "Transpose", "operands": ["x"], "permutation": {permutation:?}}}]}}"#
+    );
+    let got = run(&main, vec![ArrayLiteral::from_vec(dims.iter().map(|&d| d as i64).collect(), iota(n))]);
+    let want: Vec<f32> = (0..n)
+        .map(|mut p| {
+            let mut offset = 0;
+            for d in (0..5).rev() {
+                offset += (p % out_dims[d]) * strides[permutation[d]];
+                p /= out_dims[d];
+            }
+            offset as f32
+        })
+        .collect();
+    assert_eq!(got, want);
+}
+
 #[test]
 fn scalar_gather_across_parallel_chunks() {
     for n in [1usize, 7, (1 << 15) - 1, 1 << 15, (1 << 15) + 1, 100_003] {

@@ -15,6 +15,7 @@ pub mod precision;
 pub mod reduce;
 pub mod rng;
 pub mod sort;
+pub mod transpose;
 pub mod world;
 
 #[cfg(test)]
