@@ -70,6 +70,10 @@ def workloads():
     yield "sort", jnp.sort, (values,), ("time", 0)
     yield "fft", jnp.fft.fft, (z,), flops(5 * m * 20)
     yield "gather", gather, (values, idx), ("time", 0)
+    cube = jnp.asarray(rng.standard_normal((256, 256, 256), dtype=np.float32))
+    heads = jnp.asarray(rng.standard_normal((64, 1024, 64, 4), dtype=np.float32))
+    yield "transpose-3d", lambda x: jnp.transpose(x, (2, 1, 0)), (cube,), gb(2 * 4 * 256**3)
+    yield "transpose-heads", lambda x: jnp.transpose(x, (0, 2, 1, 3)), (heads,), gb(2 * 4 * heads.size)
 
 
 def main():

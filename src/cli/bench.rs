@@ -171,6 +171,34 @@ fn transpose(n: usize) -> Result<Instance, String> {
     Ok(Instance { shape: format!("f32[{n},{n}]"), module: m, args: vec![f32_array(d, 4)], work: Work::Bytes(8.0 * (n * n) as f64) })
 }
 
+/// A permutation that does not merge into a batch of matrix transposes:
+/// the order of all three dimensions of an n³ cube reversed.
+fn transpose_3d(n: usize) -> Result<Instance, String> {
+    permuted(vec![n as i64; 3], &[2, 1, 0])
+}
+
+/// Attention heads moved ahead of the sequence, `[B, S, H, D] -> [B, H, S,
+/// D]`, with short rows (D = 4): a batch of matrix transposes of 16-byte
+/// elements.
+fn transpose_heads(n: usize) -> Result<Instance, String> {
+    permuted(vec![64, n as i64, 64, 4], &[0, 2, 1, 3])
+}
+
+fn permuted(d: Vec<i64>, permutation: &[i64]) -> Result<Instance, String> {
+    let m = module(
+        &[("x", dims_text("f32", &d))],
+        json!([{"name": "t", "op": "Transpose", "operands": ["x"], "permutation": permutation}]),
+        json!({}),
+    )?;
+    let n: i64 = d.iter().product();
+    Ok(Instance {
+        shape: format!("{} {permutation:?}", dims_text("f32", &d)),
+        module: m,
+        args: vec![f32_array(d, 4)],
+        work: Work::Bytes(8.0 * n as f64),
+    })
+}
+
 /// N8 C64 n×n, 64 3x3 filters, SAME.
 fn conv(n: usize) -> Result<Instance, String> {
     let (lhs, rhs) = (vec![8, 64, n as i64, n as i64], vec![64, 64, 3, 3]);
@@ -365,6 +393,28 @@ pub fn specs() -> Vec<Spec> {
             build: gather,
             reference_cost: linear,
             xla: "1.0 ms",
+        },
+        // Beyond the table: permutations other than a matrix
+        // transpose (XLA CPU's figures from tools/xla_bench.py).
+        Spec {
+            name: "transpose-3d",
+            op: "transpose",
+            full: 256,
+            quick: 64,
+            reference_max: 128,
+            build: transpose_3d,
+            reference_cost: cube,
+            xla: "3.9 GB/s",
+        },
+        Spec {
+            name: "transpose-heads",
+            op: "transpose",
+            full: 1024,
+            quick: 64,
+            reference_max: 256,
+            build: transpose_heads,
+            reference_cost: linear,
+            xla: "6.6 GB/s",
         },
     ]
 }

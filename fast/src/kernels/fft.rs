@@ -329,8 +329,7 @@ fn twiddles<F: Float>(n: usize, inverse: bool) -> Arc<Twiddles<F>> {
     table
 }
 
-/// `[outer][a][b]` -> `[outer][b][a]`, through cache-sized tiles, parallel
-/// over output rows.
+/// `[outer][a][b]` -> `[outer][b][a]` (the Transpose kernel).
 fn swap_minor<T: Copy + Default + Send + Sync>(src: &[T], outer: usize, a: usize, b: usize) -> Vec<T> {
     let mut out = vec![T::default(); outer * a * b];
     swap_into(src, &mut out, outer, a, b);
@@ -339,28 +338,8 @@ fn swap_minor<T: Copy + Default + Send + Sync>(src: &[T], outer: usize, a: usize
 
 /// [`swap_minor`] into `out` (of the same size as `src`).
 fn swap_into<T: Copy + Send + Sync>(src: &[T], out: &mut [T], outer: usize, a: usize, b: usize) {
-    const TILE: usize = 32;
-    let block = a * b;
-    if block == 0 || outer == 0 {
-        return;
-    }
-    // One task: TILE output rows (fixed j range) of one outer block.
-    out.par_chunks_mut(block).zip(src.par_chunks(block)).for_each(|(dst, s)| {
-        dst.par_chunks_mut(TILE * a).enumerate().for_each(|(t, rows)| {
-            let j0 = t * TILE;
-            let j_count = rows.len() / a;
-            for i0 in (0..a).step_by(TILE) {
-                let i1 = (i0 + TILE).min(a);
-                for dj in 0..j_count {
-                    let j = j0 + dj;
-                    let row = &mut rows[dj * a..dj * a + a];
-                    for (i, r) in (i0..i1).zip(&mut row[i0..i1]) {
-                        *r = s[i * b + j];
-                    }
-                }
-            }
-        });
-    });
+    debug_assert_eq!(src.len(), outer * a * b);
+    super::transpose::swap_matrices_into(src, out, a, b);
 }
 
 #[cfg(test)]

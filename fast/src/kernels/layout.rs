@@ -2,7 +2,7 @@
 //! output element `i` (row-major) reads the input at
 //! `base + Σ index[d] * stride[d]` — done by one parallel kernel whose inner
 //! loop is a contiguous copy, a fill, or a constant-stride gather. Transpose
-//! of the two minor dimensions has its own kernel (`transpose.rs`).
+//! has its own kernel (`transpose.rs`).
 
 use rayon::prelude::*;
 use xlaref_reference::literal::{ArrayLiteral, Data, Stored};
@@ -110,20 +110,23 @@ pub fn broadcast(x: &ArrayLiteral, out: &ArrayShape, mapping: &[i64]) -> ArrayLi
 }
 
 /// Transpose: output dimension i walks input dimension `permutation[i]`.
+/// A batch of matrix transposes (`transpose.rs`), except when the last
+/// dimension stays last as rows too long for that: then row copies.
 pub fn transpose(x: &ArrayLiteral, permutation: &[i64], out: &ArrayShape) -> ArrayLiteral {
-    if let Some((rows, cols)) = as_matrix_transposes(x.dims(), permutation) {
-        return super::transpose::swap_minor(x, rows, cols, out);
+    let (dims, merged) = merge_dimensions(x.dims(), permutation);
+    if let Some(t) = super::transpose::permute(x, &dims, &merged, out) {
+        return t;
     }
     let in_strides = strides_of(x.dims());
     let strides = permutation.iter().map(|&p| in_strides[p as usize]).collect();
     apply_view(x, &View { base: 0, strides }, out)
 }
 
-/// `Some((rows, cols))` when the transpose is a batch of matrix transposes
-/// `[batch, rows, cols] -> [batch, cols, rows]` once size-1 dimensions are
-/// dropped and input dimensions that stay adjacent and in order are merged
-/// (NCHW -> NHWC is `[N, C, H·W] -> [N, H·W, C]`).
-fn as_matrix_transposes(dims: &[i64], permutation: &[i64]) -> Option<(usize, usize)> {
+/// The same transpose on fewer dimensions: size-1 dimensions dropped, and
+/// input dimensions that stay adjacent and in order merged into one (NCHW
+/// -> NHWC is `[N, C, H·W] -> [N, H·W, C]`). Returns the merged input
+/// dimensions and permutation.
+pub(crate) fn merge_dimensions(dims: &[i64], permutation: &[i64]) -> (Vec<usize>, Vec<usize>) {
     // Each input dimension's position among those that are not 1.
     let mut position = vec![usize::MAX; dims.len()];
     let mut kept = 0;
@@ -147,11 +150,15 @@ fn as_matrix_transposes(dims: &[i64], permutation: &[i64]) -> Option<(usize, usi
         }
         previous = position[p];
     }
-    match groups[..] {
-        [(b, cols), (a, rows)] if a < b => Some((rows, cols)),
-        [(a, _), (c, cols), (b, rows)] if a < b && b < c => Some((rows, cols)),
-        _ => None,
+    // Number the groups in input order.
+    let mut by_input: Vec<usize> = (0..groups.len()).collect();
+    by_input.sort_by_key(|&g| groups[g].0);
+    let merged_dims = by_input.iter().map(|&g| groups[g].1).collect();
+    let mut merged_permutation = vec![0; groups.len()];
+    for (rank, &g) in by_input.iter().enumerate() {
+        merged_permutation[g] = rank;
     }
+    (merged_dims, merged_permutation)
 }
 
 /// Rev: reversed dimensions start at their last element and step back.
@@ -280,33 +287,34 @@ pub fn iota(out: &ArrayShape, dimension: usize) -> ArrayLiteral {
 
 #[cfg(test)]
 mod tests {
-    use super::as_matrix_transposes;
+    use super::merge_dimensions;
 
-    /// Input dimensions, permutation, and the matrix transposes expected.
-    type Case = (&'static [i64], &'static [i64], Option<(usize, usize)>);
+    /// Input dimensions and permutation, and the merged ones expected.
+    type Case = (&'static [i64], &'static [i64], &'static [usize], &'static [usize]);
 
     #[test]
-    fn transposes_that_are_batches_of_matrix_transposes() {
+    fn merged_dimensions_of_transposes() {
         let cases: [Case; 11] = [
-            (&[3, 5], &[1, 0], Some((3, 5))),
-            (&[2, 3, 5], &[0, 2, 1], Some((3, 5))),
+            (&[3, 5], &[1, 0], &[3, 5], &[1, 0]),
+            (&[2, 3, 5], &[0, 2, 1], &[2, 3, 5], &[0, 2, 1]),
             // NCHW -> NHWC and back.
-            (&[2, 3, 4, 5], &[0, 2, 3, 1], Some((3, 20))),
-            (&[2, 4, 5, 3], &[0, 3, 1, 2], Some((20, 3))),
+            (&[2, 3, 4, 5], &[0, 2, 3, 1], &[2, 3, 20], &[0, 2, 1]),
+            (&[2, 4, 5, 3], &[0, 3, 1, 2], &[2, 20, 3], &[0, 2, 1]),
             // [A, B, C] -> [B, C, A]: one matrix of A x (B·C).
-            (&[2, 3, 4], &[1, 2, 0], Some((2, 12))),
+            (&[2, 3, 4], &[1, 2, 0], &[2, 12], &[1, 0]),
             // Size-1 dimensions do not count, wherever they go.
-            (&[1, 3, 1, 5], &[3, 2, 0, 1], Some((3, 5))),
-            (&[3, 1, 5], &[1, 0, 2], None),
-            // Identity, a permutation of the major dimensions only, a full
-            // reversal of three dimensions: not one matrix transpose.
-            (&[3, 5], &[0, 1], None),
-            (&[2, 3, 5], &[1, 0, 2], None),
-            (&[2, 3, 5], &[2, 1, 0], None),
-            (&[], &[], None),
+            (&[1, 3, 1, 5], &[3, 2, 0, 1], &[3, 5], &[1, 0]),
+            (&[3, 1, 5], &[1, 0, 2], &[15], &[0]),
+            // The identity; a permutation of the major dimensions; a full
+            // reversal: nothing to merge.
+            (&[3, 5], &[0, 1], &[15], &[0]),
+            (&[2, 3, 5], &[1, 0, 2], &[2, 3, 5], &[1, 0, 2]),
+            (&[2, 3, 5], &[2, 1, 0], &[2, 3, 5], &[2, 1, 0]),
+            (&[], &[], &[], &[]),
         ];
-        for (dims, permutation, want) in cases {
-            assert_eq!(as_matrix_transposes(dims, permutation), want, "{dims:?} by {permutation:?}");
+        for (dims, permutation, want_dims, want_permutation) in cases {
+            let (d, p) = merge_dimensions(dims, permutation);
+            assert_eq!((&d[..], &p[..]), (want_dims, want_permutation), "{dims:?} by {permutation:?}");
         }
     }
 }

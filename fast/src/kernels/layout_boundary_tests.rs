@@ -41,31 +41,39 @@ fn transpose_of_the_minor_dimensions_at_tile_boundaries() {
     }
 }
 
-/// Permutations that merge into a batch of matrix transposes (NCHW to
-/// NHWC, with a size-1 dimension moved) against index arithmetic.
+/// Every kind of permutation end to end, large enough to run in parallel
+/// tasks, against index arithmetic: NCHW to NHWC with a size-1 dimension
+/// moved, a reversal of three dimensions, attention heads over short rows
+/// (runs of 4 elements), and a run of 3 that stays last.
 #[test]
-fn transposes_that_merge_into_matrix_transposes() {
-    let dims = [2usize, 17, 1, 6, 5];
-    let permutation = [0usize, 3, 2, 4, 1];
-    let n: usize = dims.iter().product();
-    let strides = [dims[1] * dims[2] * dims[3] * dims[4], dims[2] * dims[3] * dims[4], dims[3] * dims[4], dims[4], 1];
-    let out_dims: Vec<usize> = permutation.iter().map(|&p| dims[p]).collect();
-    let main = format!(
-        r#"{{"params": [{{"name": "x", "shape": "f32[2,17,1,6,5]"}}],
-            "instructions": [{{"name": "t", "op": "Transpose", "operands": ["x"], "permutation": {permutation:?}}}]}}"#
-    );
-    let got = run(&main, vec![ArrayLiteral::from_vec(dims.iter().map(|&d| d as i64).collect(), iota(n))]);
-    let want: Vec<f32> = (0..n)
-        .map(|mut p| {
-            let mut offset = 0;
-            for d in (0..5).rev() {
-                offset += (p % out_dims[d]) * strides[permutation[d]];
-                p /= out_dims[d];
-            }
-            offset as f32
-        })
-        .collect();
-    assert_eq!(got, want);
+fn permutations_against_index_arithmetic() {
+    let cases: [(&[usize], &[usize]); 4] =
+        [(&[2, 17, 1, 6, 5], &[0, 3, 2, 4, 1]), (&[33, 40, 31], &[2, 1, 0]), (&[3, 65, 17, 4], &[0, 2, 1, 3]), (&[70, 129, 3], &[1, 0, 2])];
+    for (dims, permutation) in cases {
+        let n: usize = dims.iter().product();
+        let mut strides = vec![1usize; dims.len()];
+        for d in (0..dims.len() - 1).rev() {
+            strides[d] = strides[d + 1] * dims[d + 1];
+        }
+        let out_dims: Vec<usize> = permutation.iter().map(|&p| dims[p]).collect();
+        let shape = dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(",");
+        let main = format!(
+            r#"{{"params": [{{"name": "x", "shape": "f32[{shape}]"}}],
+                "instructions": [{{"name": "t", "op": "Transpose", "operands": ["x"], "permutation": {permutation:?}}}]}}"#
+        );
+        let got = run(&main, vec![ArrayLiteral::from_vec(dims.iter().map(|&d| d as i64).collect(), iota(n))]);
+        let want: Vec<f32> = (0..n)
+            .map(|mut p| {
+                let mut offset = 0;
+                for d in (0..dims.len()).rev() {
+                    offset += (p % out_dims[d]) * strides[permutation[d]];
+                    p /= out_dims[d];
+                }
+                offset as f32
+            })
+            .collect();
+        assert_eq!(got, want, "{dims:?} by {permutation:?}");
+    }
 }
 
 #[test]

@@ -1,8 +1,18 @@
-//! Transpose of the two minor dimensions of a batch of matrices, at memory
-//! speed.
+//! Transpose at memory speed: every permutation of an array's dimensions
+//! as a batch of (strided) matrix transposes.
+//!
+//! Once size-1 dimensions are dropped and input dimensions that stay
+//! adjacent and in order are merged ([`super::layout::merge_dimensions`]),
+//! the output's last dimension walks some input dimension `a` and the
+//! input's last dimension becomes some output dimension `b`. For each index
+//! of the other dimensions (the batch), the `a × last` sub-matrix of the
+//! input is transposed into the `b × last` sub-matrix of the output: rows
+//! `ss` apart in the input become rows `ds` apart in the output. When the
+//! last dimension does not move, its rows are short runs that move
+//! together: each run is one wider element and the rest is permuted.
 //!
 //! Every element is read once and written once, a whole cache line at a
-//! time: the matrix is cut into `L × L` tiles whose rows are one 64-byte
+//! time: a matrix is cut into `L × L` tiles whose rows are one 64-byte
 //! line each, a tile's `L` input rows are loaded, transposed in registers
 //! (AVX-512, for 4- and 8-byte elements) or through a small buffer (every
 //! other size or CPU), and stored as `L` output rows. No line has to stay
@@ -32,21 +42,152 @@ const BLOCK_BYTES: usize = 1024;
 const STREAM_BYTES: usize = 8 << 20;
 /// Elements per parallel task, at least (small matrices are grouped).
 const TASK_ELEMENTS: usize = 1 << 14;
+/// Runs of the unmoved last dimension up to this many bytes become one
+/// element; longer runs are copied as rows by the caller.
+const MAX_RUN_BYTES: usize = 32;
 
-/// Transposes every `rows × cols` matrix of `x` (row-major, one after the
-/// other) into `out`.
-pub fn swap_minor(x: &ArrayLiteral, rows: usize, cols: usize, out: &ArrayShape) -> ArrayLiteral {
-    let data = with_data!(&x.data, v => Stored::wrap(swap_matrices(v, rows, cols, STREAM_BYTES)));
-    ArrayLiteral::with_shape(out.with_element_type(x.element_type()), data)
+/// A permutation as a batch of matrix transposes: for every batch index,
+/// `out[o + j·ds + i] = in[s + i·ss + j]` for `i < rows` and `j < cols`,
+/// where `s` and `o` are the batch index's offsets.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Plan {
+    pub rows: usize,
+    pub cols: usize,
+    /// Input elements from one row to the next.
+    pub ss: usize,
+    /// Output elements from one row (one input column) to the next.
+    pub ds: usize,
+    /// The batch dimensions, outermost first: (size, input stride, output
+    /// stride).
+    pub batch: Vec<(usize, usize, usize)>,
+}
+
+impl Plan {
+    /// `count` row-major `rows × cols` matrices one after the other.
+    pub fn matrices(count: usize, rows: usize, cols: usize) -> Plan {
+        Plan { rows, cols, ss: cols, ds: rows, batch: vec![(count, rows * cols, rows * cols)] }
+    }
+
+    /// The plan of a merged permutation (`dims` of the input, output
+    /// dimension `i` walks input dimension `permutation[i]`) whose last
+    /// dimension moves; `None` for fewer than two dimensions.
+    pub fn of(dims: &[usize], permutation: &[usize]) -> Option<Plan> {
+        let rank = dims.len();
+        if rank < 2 || permutation.len() != rank {
+            return None;
+        }
+        let in_strides = row_major_strides(dims);
+        let out_dims: Vec<usize> = permutation.iter().map(|&p| dims[p]).collect();
+        let out_strides = row_major_strides(&out_dims);
+        let a = permutation[rank - 1];
+        let b = permutation.iter().position(|&p| p == rank - 1)?;
+        let batch =
+            (0..rank).filter(|&k| k != b && k != rank - 1).map(|k| (out_dims[k], in_strides[permutation[k]], out_strides[k])).collect();
+        Some(Plan { rows: dims[a], cols: dims[rank - 1], ss: in_strides[a], ds: out_strides[b], batch })
+    }
+
+    /// How many matrices the batch holds.
+    fn count(&self) -> usize {
+        self.batch.iter().map(|d| d.0).product()
+    }
+
+    /// The input and output offsets of batch index `m` (row-major over the
+    /// batch dimensions).
+    fn offsets(&self, mut m: usize) -> (usize, usize) {
+        let (mut from, mut to) = (0, 0);
+        for &(size, in_stride, out_stride) in self.batch.iter().rev() {
+            from += (m % size) * in_stride;
+            to += (m % size) * out_stride;
+            m /= size;
+        }
+        (from, to)
+    }
+}
+
+fn row_major_strides(dims: &[usize]) -> Vec<usize> {
+    let mut strides = vec![1; dims.len()];
+    for d in (0..dims.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * dims[d + 1];
+    }
+    strides
+}
+
+/// The transpose of `x` by a merged permutation (see
+/// [`super::layout::merge_dimensions`]); `None` when its unmoved last
+/// dimension is a run of elements longer than half a line or of a byte
+/// count without a kernel, which the caller copies row by row.
+pub fn permute(x: &ArrayLiteral, dims: &[usize], permutation: &[usize], out: &ArrayShape) -> Option<ArrayLiteral> {
+    let data = with_data!(&x.data, v => Stored::wrap(permute_elements(v, dims, permutation)?));
+    Some(ArrayLiteral::with_shape(out.with_element_type(x.element_type()), data))
+}
+
+/// [`permute`] on the elements, moved as bytes. `T` must be plain data
+/// without padding bytes, so that each element is exactly its bytes: every
+/// element type of a literal is (numbers, `bool`, complex pairs, f8
+/// bytes).
+fn permute_elements<T: Copy + Send + Sync>(src: &[T], dims: &[usize], permutation: &[usize]) -> Option<Vec<T>> {
+    let rank = dims.len();
+    let (plan, run) = if rank > 0 && permutation[rank - 1] == rank - 1 {
+        (Plan::of(&dims[..rank - 1], &permutation[..rank - 1]), dims[rank - 1])
+    } else {
+        (Plan::of(dims, permutation), 1)
+    };
+    let Some(plan) = plan else {
+        // The identity.
+        return Some(src.to_vec());
+    };
+    match run * size_of::<T>() {
+        // Every element size, and runs of them: RGB bytes, xyz triples.
+        1 => Some(permute_bytes::<T, 1>(src, &plan)),
+        2 => Some(permute_bytes::<T, 2>(src, &plan)),
+        3 => Some(permute_bytes::<T, 3>(src, &plan)),
+        4 => Some(permute_bytes::<T, 4>(src, &plan)),
+        6 => Some(permute_bytes::<T, 6>(src, &plan)),
+        8 => Some(permute_bytes::<T, 8>(src, &plan)),
+        12 => Some(permute_bytes::<T, 12>(src, &plan)),
+        16 => Some(permute_bytes::<T, 16>(src, &plan)),
+        24 => Some(permute_bytes::<T, 24>(src, &plan)),
+        b if b == MAX_RUN_BYTES => Some(permute_bytes::<T, MAX_RUN_BYTES>(src, &plan)),
+        _ => None,
+    }
+}
+
+/// `out[m][j][i] = src[m][i][j]` for each row-major `rows × cols` matrix
+/// `m` of `src`, into `out` of the same length, without streaming stores
+/// (the FFT reads its transposes back at once, from cache). Writes nothing
+/// when the lengths do not make whole matrices.
+pub(crate) fn swap_matrices_into<T: Copy + Send + Sync>(src: &[T], out: &mut [T], rows: usize, cols: usize) {
+    let matrix = rows * cols;
+    if matrix == 0 || out.len() != src.len() || !src.len().is_multiple_of(matrix) {
+        return;
+    }
+    permute_into(src, &Plan::matrices(src.len() / matrix, rows, cols), OutPtr(out.as_mut_ptr()), usize::MAX);
+}
+
+/// The plan run on `src` seen as elements of `B` bytes.
+fn permute_bytes<T: Copy + Send + Sync, const B: usize>(src: &[T], plan: &Plan) -> Vec<T> {
+    let n = src.len();
+    let mut out: Vec<T> = Vec::with_capacity(n);
+    let bytes = std::mem::size_of_val(src);
+    debug_assert_eq!(bytes % B, 0);
+    // SAFETY: `[u8; B]` has alignment 1 and T is plain data (every bit
+    // pattern of its bytes is readable as bytes), so the `bytes / B`
+    // elements of B bytes cover exactly the memory of `src`.
+    let wide: &[[u8; B]] = unsafe { std::slice::from_raw_parts(src.as_ptr().cast(), bytes / B) };
+    permute_into(wide, plan, OutPtr(out.as_mut_ptr().cast()), STREAM_BYTES);
+    // SAFETY: `permute_into` wrote every byte of the `n` elements (the
+    // plan's matrices cover the whole output), and any bytes copied from
+    // T's are a valid T.
+    unsafe { out.set_len(n) };
+    out
 }
 
 /// How a tile is transposed: the widest way the CPU and element size allow.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Tile {
-    /// 16 × 16 four-byte elements in AVX-512 registers.
-    Avx512Dword { stream: bool },
-    /// 8 × 8 eight-byte elements in AVX-512 registers.
-    Avx512Qword { stream: bool },
+    /// `side × side` elements of 2, 4, 8 or 16 bytes (side 32, 16, 8 or 4)
+    /// in AVX-512 registers, stored with streaming stores when `stream`.
+    Avx512 { side: usize, stream: bool },
     /// Any element size, through a buffer of `side²` elements.
     Buffered { side: usize },
 }
@@ -54,9 +195,7 @@ enum Tile {
 impl Tile {
     fn side(self) -> usize {
         match self {
-            Tile::Avx512Dword { .. } => 16,
-            Tile::Avx512Qword { .. } => 8,
-            Tile::Buffered { side } => side,
+            Tile::Avx512 { side, .. } | Tile::Buffered { side } => side,
         }
     }
 }
@@ -67,11 +206,9 @@ impl Tile {
 fn choose_tile(size: usize, out: *const u8, rows: usize, out_bytes: usize, stream_bytes: usize) -> Tile {
     let stream = out_bytes >= stream_bytes && (out as usize).is_multiple_of(LINE) && (rows * size).is_multiple_of(LINE);
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") {
-        match size {
-            4 => return Tile::Avx512Dword { stream },
-            8 => return Tile::Avx512Qword { stream },
-            _ => {}
+    if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512bw") {
+        if matches!(size, 2 | 4 | 8 | 16) {
+            return Tile::Avx512 { side: LINE / size, stream };
         }
     }
     let _ = stream;
@@ -82,7 +219,7 @@ fn choose_tile(size: usize, out: *const u8, rows: usize, out_bytes: usize, strea
 #[derive(Clone, Copy)]
 struct OutPtr<T>(*mut T);
 // SAFETY: the tasks given an OutPtr write disjoint sets of elements (see
-// `swap_matrices`) and nothing reads them until every task has finished.
+// `permute_into`) and nothing reads them until every task has finished.
 unsafe impl<T> Send for OutPtr<T> {}
 // SAFETY: as above.
 unsafe impl<T> Sync for OutPtr<T> {}
@@ -98,37 +235,35 @@ impl<T> OutPtr<T> {
     }
 }
 
-/// `out[m][c][r] = src[m][r][c]` for every matrix `m` of `rows × cols`
-/// elements in `src`; outputs of `stream_bytes` or more use streaming
-/// stores where they can.
-pub(crate) fn swap_matrices<T: Copy + Send + Sync>(src: &[T], rows: usize, cols: usize, stream_bytes: usize) -> Vec<T> {
+/// Runs `plan` on `src` into the `src.len()` elements at `dst`; outputs
+/// of `stream_bytes` or more use streaming stores where they can.
+fn permute_into<T: Copy + Send + Sync>(src: &[T], plan: &Plan, dst: OutPtr<T>, stream_bytes: usize) {
     let n = src.len();
-    let mut out: Vec<T> = Vec::with_capacity(n);
-    let matrix = rows * cols;
-    if n == 0 || matrix == 0 {
-        return out;
+    let (rows, cols) = (plan.rows, plan.cols);
+    if n == 0 || rows == 0 || cols == 0 {
+        return;
     }
     let size = size_of::<T>();
-    let tile = choose_tile(size, out.as_ptr().cast(), rows, std::mem::size_of_val(src), stream_bytes);
+    let tile = choose_tile(size, dst.0.cast_const().cast(), rows, std::mem::size_of_val(src), stream_bytes);
     // A multiple of the tile's side, so blocks start on the tile grid.
     let side = (BLOCK_BYTES / size).max(tile.side()) / tile.side() * tile.side();
     let (row_blocks, col_blocks) = (rows.div_ceil(side), cols.div_ceil(side));
     let blocks_per_matrix = row_blocks * col_blocks;
-    let blocks = (n / matrix) * blocks_per_matrix;
-    let block_elements = matrix.min(side * side);
+    let blocks = plan.count() * blocks_per_matrix;
+    let block_elements = (rows * cols).min(side * side);
     let per_task = (TASK_ELEMENTS / block_elements).max(1);
-    let dst = OutPtr(out.as_mut_ptr());
     let run_blocks = |scratch: &mut Vec<T>, task: usize| {
         for b in task * per_task..((task + 1) * per_task).min(blocks) {
             let (m, rb, cb) = (b / blocks_per_matrix, (b % blocks_per_matrix) / col_blocks, b % col_blocks);
+            let (from, to) = plan.offsets(m);
             let r = rb * side..((rb + 1) * side).min(rows);
             let c = cb * side..((cb + 1) * side).min(cols);
-            let block = Block { src: &src[m * matrix..(m + 1) * matrix], rows, cols, r, c };
-            // SAFETY: matrix `m` of the output is `out[m * matrix..][..matrix]`,
-            // within the capacity `n`; the block writes its elements
-            // `[c][r]` for its own ranges `c × r`, which no other block
-            // writes.
-            unsafe { block.transpose(dst.at(m * matrix), tile, scratch) };
+            let block = Block { src: &src[from..], ss: plan.ss, ds: plan.ds, r, c };
+            // SAFETY: the plan maps the matrices' elements one to one onto
+            // the `n` output elements; this block writes the outputs of its
+            // own rows `r` and columns `c` of matrix `m`, which no other
+            // block writes.
+            unsafe { block.transpose(dst.at(to), tile, scratch) };
         }
     };
     let tasks = blocks.div_ceil(per_task);
@@ -139,39 +274,36 @@ pub(crate) fn swap_matrices<T: Copy + Send + Sync>(src: &[T], rows: usize, cols:
     } else {
         par::tasks(tasks, new_scratch, run_blocks);
     }
-    // SAFETY: the blocks of every matrix cover all its `rows × cols`
-    // positions and each block writes every output element of its ranges.
-    unsafe { out.set_len(n) };
-    out
 }
 
-/// The input rows `r` and columns `c` of one row-major `rows × cols`
-/// matrix.
+/// The input rows `r` and columns `c` of one matrix whose rows start `ss`
+/// elements apart in `src`, and whose columns become output rows `ds`
+/// elements apart.
 struct Block<'a, T> {
     src: &'a [T],
-    rows: usize,
-    cols: usize,
+    ss: usize,
+    ds: usize,
     r: Range<usize>,
     c: Range<usize>,
 }
 
 impl<T: Copy> Block<'_, T> {
-    /// Writes `dst[j * rows + i] = src[i * cols + j]` for every `i` in `r`
+    /// Writes `dst[j * ds + i] = src[i * ss + j]` for every `i` in `r`
     /// and `j` in `c`: whole tiles with `tile`, the ragged edges (the
     /// matrix's last rows and columns) one element at a time.
     ///
     /// # Safety
-    /// `dst` is valid for writes of `rows * cols` elements, and `tile` was
-    /// chosen by [`choose_tile`] for `T`'s size and this `dst` and `rows`.
+    /// `dst + j * ds + i` is valid for writes for every `i` in `r` and `j`
+    /// in `c`, and `tile` was chosen by [`choose_tile`] for `T`'s size, this
+    /// `dst` and an output row length that makes `ds` and `dst`'s offset
+    /// from the output's start whole lines when it streams.
     unsafe fn transpose(&self, dst: *mut T, tile: Tile, scratch: &mut [T]) {
         let side = tile.side();
         let full_r = self.r.start + (self.r.len() / side) * side;
         let full_c = self.c.start + (self.c.len() / side) * side;
         match tile {
             #[cfg(target_arch = "x86_64")]
-            Tile::Avx512Dword { stream } => x86::tiles_dword(self, full_r, full_c, dst, stream),
-            #[cfg(target_arch = "x86_64")]
-            Tile::Avx512Qword { stream } => x86::tiles_qword(self, full_r, full_c, dst, stream),
+            Tile::Avx512 { stream, .. } => x86::tiles(self, full_r, full_c, dst, stream),
             _ => self.buffered_tiles(full_r, full_c, side, dst, scratch),
         }
         self.elementwise(self.r.start..full_r, full_c..self.c.end, dst);
@@ -187,11 +319,11 @@ impl<T: Copy> Block<'_, T> {
         for r0 in (self.r.start..full_r).step_by(side) {
             for c0 in (self.c.start..full_c).step_by(side) {
                 for (i, row) in scratch.chunks_exact_mut(side).enumerate() {
-                    let at = (r0 + i) * self.cols + c0;
+                    let at = (r0 + i) * self.ss + c0;
                     row.copy_from_slice(&self.src[at..at + side]);
                 }
                 for j in 0..side {
-                    let out_row = dst.add((c0 + j) * self.rows + r0);
+                    let out_row = dst.add((c0 + j) * self.ds + r0);
                     for i in 0..side {
                         out_row.add(i).write(scratch[i * side + j]);
                     }
@@ -207,7 +339,7 @@ impl<T: Copy> Block<'_, T> {
     unsafe fn elementwise(&self, r: Range<usize>, c: Range<usize>, dst: *mut T) {
         for j in c {
             for i in r.clone() {
-                dst.add(j * self.rows + i).write(self.src[i * self.cols + j]);
+                dst.add(j * self.ds + i).write(self.src[i * self.ss + j]);
             }
         }
     }
@@ -215,24 +347,33 @@ impl<T: Copy> Block<'_, T> {
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    //! The AVX-512 tiles. The elements are moved as raw bits in float
-    //! registers: loads, shuffles and stores never look at the values.
+    //! The AVX-512 tiles. The elements are moved as raw bits: loads,
+    //! shuffles and stores never look at the values.
     use super::Block;
     use std::arch::x86_64::*;
 
-    /// Every whole 16 × 16 tile of a block of 4-byte elements.
+    /// Every whole tile of a block: 32 × 32 elements of 2 bytes, 16 × 16
+    /// of 4, 8 × 8 of 8 or 4 × 4 of 16, each tile row one line.
     ///
     /// # Safety
-    /// The CPU has AVX-512F; `T` is 4 bytes; `dst` as in
-    /// [`Block::transpose`], and 64-byte aligned at every tile row when
-    /// `stream`.
-    #[target_feature(enable = "avx512f")]
-    pub unsafe fn tiles_dword<T>(b: &Block<T>, full_r: usize, full_c: usize, dst: *mut T, stream: bool) {
-        debug_assert_eq!(std::mem::size_of::<T>(), 4);
-        let (src, dst) = (b.src.as_ptr().cast::<f32>(), dst.cast::<f32>());
-        for r0 in (b.r.start..full_r).step_by(16) {
-            for c0 in (b.c.start..full_c).step_by(16) {
-                tile_dword(src.add(r0 * b.cols + c0), b.cols, dst.add(c0 * b.rows + r0), b.rows, stream);
+    /// The CPU has AVX-512F and AVX-512BW; `T` is 2, 4, 8 or 16 bytes;
+    /// `dst` as in [`Block::transpose`], and 64-byte aligned at every tile
+    /// row when `stream`.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub unsafe fn tiles<T>(b: &Block<T>, full_r: usize, full_c: usize, dst: *mut T, stream: bool) {
+        let size = std::mem::size_of::<T>();
+        debug_assert!(matches!(size, 2 | 4 | 8 | 16));
+        let side = super::LINE / size;
+        for r0 in (b.r.start..full_r).step_by(side) {
+            for c0 in (b.c.start..full_c).step_by(side) {
+                let (from, to) = (b.src.as_ptr().add(r0 * b.ss + c0), dst.add(c0 * b.ds + r0));
+                match size {
+                    2 => tile_word(from.cast(), b.ss, to.cast(), b.ds, stream),
+                    4 => tile_dword(from.cast(), b.ss, to.cast(), b.ds, stream),
+                    8 => tile_qword(from.cast(), b.ss, to.cast(), b.ds, stream),
+                    // A 16-byte element is two f64s.
+                    _ => tile_oword(from.cast(), 2 * b.ss, to.cast(), 2 * b.ds, stream),
+                }
             }
         }
         if stream {
@@ -242,75 +383,99 @@ mod x86 {
         }
     }
 
-    /// Every whole 8 × 8 tile of a block of 8-byte elements.
-    ///
-    /// # Safety
-    /// As [`tiles_dword`], for 8-byte `T`.
-    #[target_feature(enable = "avx512f")]
-    pub unsafe fn tiles_qword<T>(b: &Block<T>, full_r: usize, full_c: usize, dst: *mut T, stream: bool) {
-        debug_assert_eq!(std::mem::size_of::<T>(), 8);
-        let (src, dst) = (b.src.as_ptr().cast::<f64>(), dst.cast::<f64>());
-        for r0 in (b.r.start..full_r).step_by(8) {
-            for c0 in (b.c.start..full_c).step_by(8) {
-                tile_qword(src.add(r0 * b.cols + c0), b.cols, dst.add(c0 * b.rows + r0), b.rows, stream);
-            }
-        }
-        if stream {
-            _mm_sfence();
-        }
-    }
-
     /// Stores one tile row; streaming stores need `at` 64-byte aligned.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    unsafe fn store(at: *mut f32, v: __m512, stream: bool) {
+    unsafe fn store<T>(at: *mut T, v: __m512i, stream: bool) {
         if stream {
-            _mm512_stream_ps(at, v);
+            _mm512_stream_si512(at.cast(), v);
         } else {
-            _mm512_storeu_ps(at, v);
+            _mm512_storeu_si512(at.cast(), v);
         }
     }
 
     /// Transposes the 16 × 16 tile at `src` (row stride `ss`) into `dst`
-    /// (row stride `ds`), in three rounds of shuffles: 32-bit pairs, 64-bit
-    /// pairs, then 128-bit lanes twice.
+    /// (row stride `ds`).
     ///
     /// # Safety
     /// 16 rows of 16 elements are readable at `src` and writable at `dst`.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    unsafe fn tile_dword(src: *const f32, ss: usize, dst: *mut f32, ds: usize, stream: bool) {
-        let mut r = [_mm512_setzero_ps(); 16];
-        for (i, row) in r.iter_mut().enumerate() {
-            *row = _mm512_loadu_ps(src.add(i * ss));
+    unsafe fn tile_dword(src: *const u32, ss: usize, dst: *mut u32, ds: usize, stream: bool) {
+        let mut r: [__m512i; 16] = std::array::from_fn(|i| _mm512_loadu_si512(src.add(i * ss).cast()));
+        transpose_dwords(&mut r);
+        for (k, row) in r.into_iter().enumerate() {
+            store(dst.add(k * ds), row, stream);
         }
+    }
+
+    /// Transposes the 32 × 32 tile of 2-byte elements at `src` (row stride
+    /// `ss`) into `dst` (row stride `ds`). Rows `2i` and `2i + 1` are first
+    /// split into their even columns and their odd columns, each a row of
+    /// 16 pairs; the 16 × 16 pairs of even columns transposed are the
+    /// output's even rows, those of odd columns its odd rows.
+    ///
+    /// # Safety
+    /// 32 rows of 32 elements are readable at `src` and writable at `dst`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn tile_word(src: *const u16, ss: usize, dst: *mut u16, ds: usize, stream: bool) {
+        // Word k of the even-columns row: column k/2 of row 2i (k even) or
+        // 2i + 1 (k odd; index 32 + c picks the second operand's word c).
+        #[rustfmt::skip]
+        let even = _mm512_set_epi16(
+            62, 30, 60, 28, 58, 26, 56, 24, 54, 22, 52, 20, 50, 18, 48, 16,
+            46, 14, 44, 12, 42, 10, 40, 8, 38, 6, 36, 4, 34, 2, 32, 0,
+        );
+        let odd = _mm512_add_epi16(even, _mm512_set1_epi16(1));
+        let mut evens = [_mm512_setzero_si512(); 16];
+        let mut odds = [_mm512_setzero_si512(); 16];
+        for i in 0..16 {
+            let a = _mm512_loadu_si512(src.add(2 * i * ss).cast());
+            let b = _mm512_loadu_si512(src.add((2 * i + 1) * ss).cast());
+            evens[i] = _mm512_permutex2var_epi16(a, even, b);
+            odds[i] = _mm512_permutex2var_epi16(a, odd, b);
+        }
+        transpose_dwords(&mut evens);
+        transpose_dwords(&mut odds);
+        for j in 0..16 {
+            store(dst.add(2 * j * ds), evens[j], stream);
+            store(dst.add((2 * j + 1) * ds), odds[j], stream);
+        }
+    }
+
+    /// The 16 × 16 matrix of 4-byte elements in `r` (one row per register)
+    /// transposed in place, in three rounds of shuffles: 32-bit pairs,
+    /// 64-bit pairs, then 128-bit lanes twice.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn transpose_dwords(r: &mut [__m512i; 16]) {
         // t[2i], t[2i+1]: rows 2i and 2i+1 interleaved (even, odd columns
         // of each 128-bit lane).
-        let mut t = [_mm512_setzero_ps(); 16];
+        let mut t = [_mm512_setzero_si512(); 16];
         for i in 0..8 {
-            t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-            t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+            t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+            t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
         }
         // r[4i + k]: rows 4i..4i+4 of columns k, k+4, k+8, k+12.
         for i in 0..4 {
             for j in 0..2 {
-                let (a, b) = (_mm512_castps_pd(t[4 * i + j]), _mm512_castps_pd(t[4 * i + j + 2]));
-                r[4 * i + 2 * j] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, b));
-                r[4 * i + 2 * j + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, b));
+                r[4 * i + 2 * j] = _mm512_unpacklo_epi64(t[4 * i + j], t[4 * i + j + 2]);
+                r[4 * i + 2 * j + 1] = _mm512_unpackhi_epi64(t[4 * i + j], t[4 * i + j + 2]);
             }
         }
         // t[8i + k], t[8i + 4 + k]: rows 8i..8i+8 of columns {k, k+8} and
         // {k+4, k+12}.
         for i in 0..2 {
             for k in 0..4 {
-                t[8 * i + k] = _mm512_shuffle_f32x4::<0x88>(r[8 * i + k], r[8 * i + 4 + k]);
-                t[8 * i + 4 + k] = _mm512_shuffle_f32x4::<0xDD>(r[8 * i + k], r[8 * i + 4 + k]);
+                t[8 * i + k] = _mm512_shuffle_i32x4::<0x88>(r[8 * i + k], r[8 * i + 4 + k]);
+                t[8 * i + 4 + k] = _mm512_shuffle_i32x4::<0xDD>(r[8 * i + k], r[8 * i + 4 + k]);
             }
         }
-        // Columns k and k + 8, all 16 rows: output rows k and k + 8.
+        // Columns k and k + 8, all 16 rows: rows k and k + 8.
         for k in 0..8 {
-            store(dst.add(k * ds), _mm512_shuffle_f32x4::<0x88>(t[k], t[8 + k]), stream);
-            store(dst.add((k + 8) * ds), _mm512_shuffle_f32x4::<0xDD>(t[k], t[8 + k]), stream);
+            r[k] = _mm512_shuffle_i32x4::<0x88>(t[k], t[8 + k]);
+            r[k + 8] = _mm512_shuffle_i32x4::<0xDD>(t[k], t[8 + k]);
         }
     }
 
@@ -343,8 +508,35 @@ mod x86 {
         // Columns k and k + 4, all 8 rows: output rows k and k + 4.
         for k in 0..4 {
             let (lo, hi) = (_mm512_shuffle_f64x2::<0x88>(r[k], r[4 + k]), _mm512_shuffle_f64x2::<0xDD>(r[k], r[4 + k]));
-            store(dst.add(k * ds).cast(), _mm512_castpd_ps(lo), stream);
-            store(dst.add((k + 4) * ds).cast(), _mm512_castpd_ps(hi), stream);
+            store(dst.add(k * ds), _mm512_castpd_si512(lo), stream);
+            store(dst.add((k + 4) * ds), _mm512_castpd_si512(hi), stream);
+        }
+    }
+
+    /// Transposes the 4 × 4 tile of 16-byte elements at `src` (row stride
+    /// `ss` f64s) into `dst` (row stride `ds` f64s): 256-bit halves, then
+    /// 128-bit lanes.
+    ///
+    /// # Safety
+    /// 4 rows of 8 f64s are readable at `src` and writable at `dst`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn tile_oword(src: *const f64, ss: usize, dst: *mut f64, ds: usize, stream: bool) {
+        let r: [__m512d; 4] = std::array::from_fn(|i| _mm512_loadu_pd(src.add(i * ss)));
+        // Elements 0, 1 (and 2, 3) of rows 0, 1 and of rows 2, 3.
+        let low01 = _mm512_shuffle_f64x2::<0x44>(r[0], r[1]);
+        let high01 = _mm512_shuffle_f64x2::<0xEE>(r[0], r[1]);
+        let low23 = _mm512_shuffle_f64x2::<0x44>(r[2], r[3]);
+        let high23 = _mm512_shuffle_f64x2::<0xEE>(r[2], r[3]);
+        // Element k of all four rows: output row k.
+        let out = [
+            _mm512_shuffle_f64x2::<0x88>(low01, low23),
+            _mm512_shuffle_f64x2::<0xDD>(low01, low23),
+            _mm512_shuffle_f64x2::<0x88>(high01, high23),
+            _mm512_shuffle_f64x2::<0xDD>(high01, high23),
+        ];
+        for (k, v) in out.into_iter().enumerate() {
+            store(dst.add(k * ds), _mm512_castpd_si512(v), stream);
         }
     }
 }
@@ -385,6 +577,16 @@ mod tests {
         (1, 1024, 40),
     ];
 
+    /// A batch of row-major matrix transposes through the plan kernel.
+    fn swap_matrices<T: Copy + Send + Sync>(src: &[T], rows: usize, cols: usize, stream_bytes: usize) -> Vec<T> {
+        let mut out: Vec<T> = Vec::with_capacity(src.len());
+        let count = if rows * cols == 0 { 0 } else { src.len() / (rows * cols) };
+        permute_into(src, &Plan::matrices(count, rows, cols), OutPtr(out.as_mut_ptr()), stream_bytes);
+        // SAFETY: the matrices cover the whole output.
+        unsafe { out.set_len(src.len()) };
+        out
+    }
+
     fn check<T: Copy + Send + Sync + PartialEq + std::fmt::Debug>(of: impl Fn(usize) -> T) {
         for (batch, rows, cols) in SHAPES {
             let src: Vec<T> = (0..batch * rows * cols).map(&of).collect();
@@ -421,15 +623,17 @@ mod tests {
         // 2048 rows of 4 bytes are whole lines; the allocation is aligned
         // when the tile is chosen for an aligned pointer.
         let aligned = 4096 as *const u8;
-        let simd = cfg!(target_arch = "x86_64") && std::arch::is_x86_feature_detected!("avx512f");
+        let simd = cfg!(target_arch = "x86_64") && std::arch::is_x86_feature_detected!("avx512bw");
         if simd {
-            assert_eq!(choose_tile(4, aligned, 2048, 1 << 24, STREAM_BYTES), Tile::Avx512Dword { stream: true });
-            assert_eq!(choose_tile(4, aligned, 2047, 1 << 24, STREAM_BYTES), Tile::Avx512Dword { stream: false });
-            assert_eq!(choose_tile(8, (4096 + 32) as *const u8, 2048, 1 << 24, STREAM_BYTES), Tile::Avx512Qword { stream: false });
-            assert_eq!(choose_tile(8, aligned, 2048, 1 << 10, STREAM_BYTES), Tile::Avx512Qword { stream: false });
+            assert_eq!(choose_tile(4, aligned, 2048, 1 << 24, STREAM_BYTES), Tile::Avx512 { side: 16, stream: true });
+            assert_eq!(choose_tile(4, aligned, 2047, 1 << 24, STREAM_BYTES), Tile::Avx512 { side: 16, stream: false });
+            assert_eq!(choose_tile(8, (4096 + 32) as *const u8, 2048, 1 << 24, STREAM_BYTES), Tile::Avx512 { side: 8, stream: false });
+            assert_eq!(choose_tile(8, aligned, 2048, 1 << 10, STREAM_BYTES), Tile::Avx512 { side: 8, stream: false });
+            assert_eq!(choose_tile(16, aligned, 2048, 1 << 24, STREAM_BYTES), Tile::Avx512 { side: 4, stream: true });
+            assert_eq!(choose_tile(2, aligned, 2048, 1 << 24, STREAM_BYTES), Tile::Avx512 { side: 32, stream: true });
         }
-        assert_eq!(choose_tile(2, aligned, 2048, 1 << 24, STREAM_BYTES), Tile::Buffered { side: 32 });
-        assert_eq!(choose_tile(16, aligned, 2048, 1 << 24, STREAM_BYTES), Tile::Buffered { side: 4 });
+        assert_eq!(choose_tile(1, aligned, 2048, 1 << 24, STREAM_BYTES), Tile::Buffered { side: 64 });
+        assert_eq!(choose_tile(32, aligned, 2048, 1 << 24, STREAM_BYTES), Tile::Buffered { side: 2 });
         // A big matrix through the real path, in parallel (streamed if the
         // allocator aligned it).
         let (rows, cols) = (2048, 1500);
@@ -441,16 +645,16 @@ mod tests {
     /// output row is whole lines, the ragged columns go element by element.
     #[test]
     fn streaming_tiles_into_an_aligned_destination() {
-        if !(cfg!(target_arch = "x86_64") && std::arch::is_x86_feature_detected!("avx512f")) {
+        if !(cfg!(target_arch = "x86_64") && std::arch::is_x86_feature_detected!("avx512bw")) {
             return;
         }
         fn streamed<T: Copy + PartialEq + std::fmt::Debug>(of: impl Fn(usize) -> T, tile: Tile) {
-            for (rows, cols) in [(16, 16), (32, 8), (48, 17), (64, 33), (16, 1)] {
+            for (rows, cols) in [(32, 32), (64, 8), (96, 33), (64, 65), (32, 1)] {
                 let src: Vec<T> = (0..rows * cols).map(&of).collect();
                 let mut buffer = vec![of(usize::MAX); rows * cols + LINE];
                 let skip = buffer.as_ptr().align_offset(LINE);
                 let dst = &mut buffer[skip..skip + rows * cols];
-                let block = Block { src: &src, rows, cols, r: 0..rows, c: 0..cols };
+                let block = Block { src: &src, ss: cols, ds: rows, r: 0..rows, c: 0..cols };
                 let mut scratch = vec![src[0]; tile.side() * tile.side()];
                 // SAFETY: `dst` holds rows × cols elements, starts on a line,
                 // and `rows` elements of T are whole lines.
@@ -458,7 +662,82 @@ mod tests {
                 assert_eq!(dst, &expected(&src, rows, cols)[..], "{rows}x{cols}");
             }
         }
-        streamed(|i| i as u32, Tile::Avx512Dword { stream: true });
-        streamed(|i| i as u64, Tile::Avx512Qword { stream: true });
+        streamed(|i| i as u16, Tile::Avx512 { side: 32, stream: true });
+        streamed(|i| i as u32, Tile::Avx512 { side: 16, stream: true });
+        streamed(|i| i as u64, Tile::Avx512 { side: 8, stream: true });
+        streamed(|i| (i as u64, !(i as u64)), Tile::Avx512 { side: 4, stream: true });
+    }
+
+    /// The transpose of a row-major array of `dims` by index arithmetic.
+    fn permuted<T: Copy>(src: &[T], dims: &[usize], permutation: &[usize]) -> Vec<T> {
+        let in_strides = row_major_strides(dims);
+        let out_dims: Vec<usize> = permutation.iter().map(|&p| dims[p]).collect();
+        (0..src.len())
+            .map(|mut k| {
+                let mut from = 0;
+                for (d, &size) in out_dims.iter().enumerate().rev() {
+                    from += (k % size) * in_strides[permutation[d]];
+                    k /= size;
+                }
+                src[from]
+            })
+            .collect()
+    }
+
+    /// Merged permutations of up to five dimensions, sizes at the tile
+    /// sides ± 1, with the last dimension moved or kept (as runs of one,
+    /// two, ... elements).
+    const PERMUTATIONS: &[(&[usize], &[usize])] = &[
+        (&[3, 5], &[1, 0]),
+        (&[17, 33], &[1, 0]),
+        (&[2, 3, 5], &[2, 1, 0]),
+        (&[9, 17, 31], &[2, 1, 0]),
+        (&[2, 3, 5], &[1, 0, 2]),
+        (&[33, 7, 16], &[1, 0, 2]),
+        (&[4, 5, 6, 7], &[3, 2, 1, 0]),
+        (&[4, 17, 6, 2], &[0, 2, 1, 3]),
+        (&[3, 16, 17, 8], &[2, 0, 3, 1]),
+        (&[2, 3, 4, 5, 6], &[4, 1, 3, 0, 2]),
+        (&[2, 3, 4, 5, 6], &[1, 3, 0, 2, 4]),
+        (&[5, 9, 1], &[1, 0, 2]),
+        (&[5, 9, 3], &[1, 0, 2]),
+        (&[3, 0, 4], &[2, 1, 0]),
+        (&[7], &[0]),
+    ];
+
+    fn check_permutations<T: Copy + Send + Sync + PartialEq + std::fmt::Debug>(of: impl Fn(usize) -> T) {
+        for &(dims, permutation) in PERMUTATIONS {
+            let src: Vec<T> = (0..dims.iter().product()).map(&of).collect();
+            let want = permuted(&src, dims, permutation);
+            match permute_elements(&src, dims, permutation) {
+                Some(got) => assert!(got == want, "{dims:?} by {permutation:?}, {} bytes", size_of::<T>()),
+                // Only runs longer than half a line or of an unusual byte
+                // count are left to the caller.
+                None => {
+                    let run = dims[dims.len() - 1] * size_of::<T>();
+                    assert!(run > MAX_RUN_BYTES || ![1, 2, 3, 4, 6, 8, 12, 16, 24].contains(&run), "{dims:?} by {permutation:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_merged_permutation_against_index_arithmetic() {
+        check_permutations(|i| i as u8);
+        check_permutations(|i| i as u16);
+        check_permutations(|i| i as u32);
+        check_permutations(|i| i as u64);
+        check_permutations(|i| (i as u64, !(i as u64)));
+        check_permutations(|i| [i as u8, (i >> 8) as u8, (i >> 16) as u8]);
+    }
+
+    #[test]
+    fn plans_of_merged_permutations() {
+        // [A, B, C] -> [C, B, A]: C×A matrices, one per B.
+        let p = Plan::of(&[2, 3, 5], &[2, 1, 0]).unwrap();
+        assert_eq!(p, Plan { rows: 2, cols: 5, ss: 15, ds: 6, batch: vec![(3, 5, 2)] });
+        assert_eq!(Plan::of(&[3, 5], &[1, 0]).unwrap(), Plan { rows: 3, cols: 5, ss: 5, ds: 3, batch: vec![] });
+        assert_eq!(Plan::of(&[7], &[0]), None);
+        assert_eq!(Plan::of(&[], &[]), None);
     }
 }

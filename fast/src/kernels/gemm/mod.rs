@@ -3,19 +3,18 @@
 //! into cache blocks (NC columns of B, KC of the contracted dimension, MC
 //! rows of A), each block is packed into micro-panels, and a register-tiled
 //! micro-kernel multiplies one MR-row panel of A by one NR-column panel of
-//! B. f32 and f64 have AVX-512 and AVX2+FMA micro-kernels chosen at run
-//! time ([`x86`]); every other element type (and a machine without them)
-//! uses the portable kernel.
+//! B. f32 and f64 go to the `gemm` crate instead (its packed kernels,
+//! dispatched at run time over AVX-512, AVX2+FMA and scalar code, are
+//! faster than ours were); every other element type uses the portable
+//! kernel.
 //!
-//! Summation order: every result element is accumulated over the
-//! contracted index in ascending order, one product at a time (a later KC
-//! block starts from the value the earlier ones left in C), so the only
-//! difference from a sequential loop is the fused multiply-add of the SIMD
-//! kernels.
+//! Summation order (our GEMM): every result element is accumulated over
+//! the contracted index in ascending order, one product at a time (a later
+//! KC block starts from the value the earlier ones left in C), exactly as
+//! a sequential loop. The `gemm` crate's f32/f64 order is its own, within
+//! the tolerance model's bound for sums.
 
 mod portable;
-#[cfg(target_arch = "x86_64")]
-mod x86;
 
 use num_complex::Complex;
 use rayon::prelude::*;
@@ -50,10 +49,6 @@ pub trait Elem: Copy + Send + Sync + 'static {
     /// multiplying them as zeros.
     fn zero_product_is_zero(self) -> bool {
         true
-    }
-    /// The fastest micro-kernel this machine has for the type.
-    fn kernel() -> Kernel<Self> {
-        portable::kernel::<Self>()
     }
     /// `C = A·B` by an external packed GEMM when there is one for the type;
     /// false when the caller must use [`Kernel`]s. Called with operands
@@ -138,13 +133,6 @@ impl Elem for f32 {
     fn mul_add(acc: Self, a: Self, b: Self) -> Self {
         acc + a * b
     }
-    fn kernel() -> Kernel<Self> {
-        #[cfg(target_arch = "x86_64")]
-        if let Some(k) = x86::kernel_f32() {
-            return k;
-        }
-        portable::kernel::<Self>()
-    }
     crate_gemm!();
 }
 
@@ -156,13 +144,6 @@ impl Elem for f64 {
     #[inline(always)]
     fn mul_add(acc: Self, a: Self, b: Self) -> Self {
         acc + a * b
-    }
-    fn kernel() -> Kernel<Self> {
-        #[cfg(target_arch = "x86_64")]
-        if let Some(k) = x86::kernel_f64() {
-            return k;
-        }
-        portable::kernel::<Self>()
     }
     crate_gemm!();
 }
@@ -271,7 +252,7 @@ fn own_gemm<T: Elem>(
     ldc: usize,
     parallel: bool,
 ) -> Result<(), RunError> {
-    let kern = T::kernel();
+    let kern = portable::kernel::<T>();
     let threads = if parallel { rayon::current_num_threads().max(1) } else { 1 };
     // Enough row blocks for every thread (a few each, for balance).
     let per_thread = m.div_ceil(2 * threads).div_ceil(kern.mr) * kern.mr;

@@ -1,6 +1,6 @@
 //! The portable micro-kernel: plain scalar code over any [`Elem`], a 4×4
-//! register tile. Used for integers, complex numbers, and f32/f64 on a CPU
-//! without AVX2.
+//! register tile. Used for integers and complex numbers (f32 and f64 go
+//! to the `gemm` crate).
 
 use super::{Elem, Kernel};
 

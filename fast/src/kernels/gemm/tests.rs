@@ -14,6 +14,19 @@ fn naive(m: usize, n: usize, k: usize, a: &[f64], b: &[f64]) -> Vec<f64> {
 }
 
 fn check<T: Elem + PartialEq + std::fmt::Debug>(m: usize, n: usize, k: usize, from: fn(f64) -> T, parallel: bool) {
+    check_by(m, n, k, from, parallel, gemm);
+}
+
+type Multiply<T> = fn(usize, usize, usize, MatRef<T>, MatRef<T>, &mut [T], usize, bool) -> Result<(), RunError>;
+
+fn check_by<T: Elem + PartialEq + std::fmt::Debug>(
+    m: usize,
+    n: usize,
+    k: usize,
+    from: fn(f64) -> T,
+    parallel: bool,
+    multiply: Multiply<T>,
+) {
     // Small integers: every sum is exact in every type.
     let av: Vec<f64> = (0..m * k).map(|x| ((x * 7 + 3) % 11) as f64 - 5.0).collect();
     let bv: Vec<f64> = (0..k * n).map(|x| ((x * 5 + 1) % 13) as f64 - 6.0).collect();
@@ -26,7 +39,7 @@ fn check<T: Elem + PartialEq + std::fmt::Debug>(m: usize, n: usize, k: usize, fr
     let mut c = vec![from(99.0); m * ldc];
     let am = MatRef { data: &a, offset: 0, row_stride: k, col_stride: 1 };
     let bm = MatRef { data: &bt, offset: 0, row_stride: 1, col_stride: k };
-    gemm(m, n, k, am, bm, &mut c, ldc, parallel).unwrap();
+    multiply(m, n, k, am, bm, &mut c, ldc, parallel).unwrap();
     for i in 0..m {
         assert_eq!(&c[i * ldc..i * ldc + n], &want[i * n..(i + 1) * n], "{m}x{n}x{k} row {i}");
         assert!(c[i * ldc + n..(i + 1) * ldc].iter().all(|x| *x == from(99.0)), "{m}x{n}x{k} wrote past n");
@@ -58,6 +71,19 @@ fn integers_and_complex() {
     for &m in &SIZES {
         check::<i64>(m, 9, 5, |x| x as i64, true);
         check::<Complex<f64>>(m, 7, 3, |x| Complex::new(x, 0.0), false);
+    }
+}
+
+/// Our own GEMM on f32 and f64 too (the `gemm` crate takes them in
+/// `gemm`), should the crate ever decline them.
+#[test]
+fn our_gemm_on_floats() {
+    for &m in &SIZES {
+        // k = 0 is `gemm`'s (it fills C with zeros before any kernel).
+        for &k in &[1, 3, 17, 300] {
+            check_by::<f32>(m, 33, k, |x| x as f32, m > 12, own_gemm);
+            check_by::<f64>(m, 17, k, |x| x, m > 12, own_gemm);
+        }
     }
 }
 
