@@ -206,10 +206,8 @@ impl Tile {
 fn choose_tile(size: usize, out: *const u8, rows: usize, out_bytes: usize, stream_bytes: usize) -> Tile {
     let stream = out_bytes >= stream_bytes && (out as usize).is_multiple_of(LINE) && (rows * size).is_multiple_of(LINE);
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512bw") {
-        if matches!(size, 2 | 4 | 8 | 16) {
-            return Tile::Avx512 { side: LINE / size, stream };
-        }
+    if matches!(size, 2 | 4 | 8 | 16) && std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512bw") {
+        return Tile::Avx512 { side: LINE / size, stream };
     }
     let _ = stream;
     Tile::Buffered { side: (LINE / size).clamp(2, 64) }
@@ -580,7 +578,7 @@ mod tests {
     /// A batch of row-major matrix transposes through the plan kernel.
     fn swap_matrices<T: Copy + Send + Sync>(src: &[T], rows: usize, cols: usize, stream_bytes: usize) -> Vec<T> {
         let mut out: Vec<T> = Vec::with_capacity(src.len());
-        let count = if rows * cols == 0 { 0 } else { src.len() / (rows * cols) };
+        let count = src.len().checked_div(rows * cols).unwrap_or(0);
         permute_into(src, &Plan::matrices(count, rows, cols), OutPtr(out.as_mut_ptr()), stream_bytes);
         // SAFETY: the matrices cover the whole output.
         unsafe { out.set_len(src.len()) };
