@@ -606,8 +606,8 @@ mod tests {
         check(|i| [i as u8, (i >> 8) as u8, (i >> 16) as u8]);
     }
 
-    /// Bits that are not ordinary numbers pass unchanged through the float
-    /// registers.
+    /// Bits that are not ordinary numbers (NaN payloads, signed zeros)
+    /// pass unchanged through the register tiles.
     #[test]
     fn nan_payloads_and_signed_zeros_survive() {
         let bits32 = [0x7fc0_0001u32, 0xffa0_0000, 0x8000_0000, 0x7f80_0001, 1];
