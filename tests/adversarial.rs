@@ -242,3 +242,27 @@ fn malformed_json_text_never_panics() {
         assert!(result.is_ok(), "panicked on: {t}");
     }
 }
+
+/// A misspelt `XLAREF_FAST_ISA` would silently test the wrong kernels: the
+/// CLI refuses it as bad input (exit code 2), naming the accepted values,
+/// and takes every valid one.
+#[test]
+fn an_unknown_isa_cap_is_bad_input() {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("oracle-cases/shape/transpose.json");
+    let check = |isa: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_xlaref"))
+            .args(["check", "--engine", "fast"])
+            .arg(&case)
+            .env("XLAREF_FAST_ISA", isa)
+            .output()
+            .expect("xlaref runs")
+    };
+    let out = check("avx9");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("XLAREF_FAST_ISA") && stderr.contains("avx512vbmi"), "{stderr}");
+    for isa in ["portable", "avx2", "avx512", "avx512vbmi"] {
+        let out = check(isa);
+        assert!(out.status.success(), "{isa}: {}", String::from_utf8_lossy(&out.stdout));
+    }
+}

@@ -74,6 +74,8 @@ def workloads():
     heads = jnp.asarray(rng.standard_normal((64, 1024, 64, 4), dtype=np.float32))
     yield "transpose-3d", lambda x: jnp.transpose(x, (2, 1, 0)), (cube,), gb(2 * 4 * 256**3)
     yield "transpose-heads", lambda x: jnp.transpose(x, (0, 2, 1, 3)), (heads,), gb(2 * 4 * heads.size)
+    plane = jnp.asarray(rng.integers(0, 256, (4096, 4096), dtype=np.uint8))
+    yield "transpose-u8", lambda x: x.T.copy(), (plane,), gb(2 * 4096 * 4096)
 
 
 def main():

@@ -6,6 +6,7 @@
 
 mod elem;
 mod exec;
+pub mod isa;
 mod kernels;
 mod par;
 pub mod peak;

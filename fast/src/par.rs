@@ -3,6 +3,8 @@
 //! on one thread), and each chunk's loop is compiled for the widest vector
 //! extension the CPU has, chosen at run time.
 
+#[cfg(target_arch = "x86_64")]
+use crate::isa::Isa;
 use rayon::prelude::*;
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -21,7 +23,8 @@ pub fn chunk_len(n: usize) -> usize {
 }
 
 /// Runs `task(k)` for every `k < count` across the pool and returns each
-/// thread's accumulator (`init()`, then every task that thread ran).
+/// worker's accumulator (`init()`, then every task that worker ran), in no
+/// particular order.
 ///
 /// Every thread of the pool is started at once (`rayon::broadcast`) and
 /// takes the next task from a shared counter until none is left. Rayon's
@@ -32,43 +35,80 @@ pub fn chunk_len(n: usize) -> usize {
 /// the loop stays on rayon's splitting, which never waits for a busy
 /// thread.
 pub fn tasks<A: Send>(count: usize, init: impl Fn() -> A + Sync, task: impl Fn(&mut A, usize) + Sync) -> Vec<A> {
+    let done = Mutex::new(Vec::new());
+    let new_worker = || Box::new(Accumulating { acc: init(), task: &task, done: &done }) as Box<dyn Worker + Send + '_>;
+    run_workers(count, &new_worker);
+    done.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// One worker's share of a [`tasks`] run, behind a trait object: rayon's
+/// machinery is then compiled once, not once per kernel, closure and
+/// element type (that had made it half the crate's machine code).
+trait Worker {
+    fn run(&mut self, k: usize);
+    /// Hands the accumulator over once the worker has no task left.
+    fn finish(self: Box<Self>);
+}
+
+struct Accumulating<'a, A, F> {
+    acc: A,
+    task: &'a F,
+    done: &'a Mutex<Vec<A>>,
+}
+
+impl<A, F: Fn(&mut A, usize)> Worker for Accumulating<'_, A, F> {
+    fn run(&mut self, k: usize) {
+        (self.task)(&mut self.acc, k);
+    }
+
+    fn finish(self: Box<Self>) {
+        // A poisoned lock means another worker panicked; the panic is
+        // re-raised by rayon, so the partial list is never used.
+        self.done.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(self.acc);
+    }
+}
+
+/// The pool's side of [`tasks`]: `new_worker()` on every thread that takes
+/// part, tasks `0..count` handed out once each.
+fn run_workers<'a>(count: usize, new_worker: &(dyn Fn() -> Box<dyn Worker + Send + 'a> + Sync)) {
     if rayon::current_thread_index().is_some() {
-        return (0..count)
+        (0..count)
             .into_par_iter()
-            .fold(&init, |mut acc, k| {
-                task(&mut acc, k);
-                acc
+            .fold(new_worker, |mut worker, k| {
+                worker.run(k);
+                worker
             })
-            .collect();
+            .for_each(|worker| worker.finish());
+        return;
     }
     let next = AtomicUsize::new(0);
     rayon::broadcast(|_| {
-        let mut acc = init();
+        let mut worker = new_worker();
         loop {
             let k = next.fetch_add(1, Ordering::Relaxed);
             if k >= count {
-                return acc;
+                break;
             }
-            task(&mut acc, k);
+            worker.run(k);
         }
-    })
+        worker.finish();
+    });
 }
 
-/// Runs `f` compiled with AVX-512 or AVX2+FMA when the CPU has them. `f` is
+/// Runs `f` compiled with AVX-512 or AVX2+FMA when [`crate::isa::isa`]
+/// allows them. `f` is
 /// inlined into a function with those target features, so simple loops in
 /// it are auto-vectorized for the machine that runs them.
 #[inline(always)]
 pub fn simd<R>(f: impl FnOnce() -> R) -> R {
     #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512bw") {
-            // SAFETY: the CPU supports every feature the callee enables.
-            return unsafe { with_avx512(f) };
-        }
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-            // SAFETY: the CPU supports every feature the callee enables.
-            return unsafe { with_avx2(f) };
-        }
+    match crate::isa::isa() {
+        // SAFETY: `isa()` never exceeds what the CPU has, and these levels
+        // include every feature the callee enables.
+        Isa::Avx512 | Isa::Avx512Vbmi => return unsafe { with_avx512(f) },
+        // SAFETY: as above.
+        Isa::Avx2 => return unsafe { with_avx2(f) },
+        Isa::Portable => {}
     }
     f()
 }

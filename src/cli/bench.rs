@@ -12,9 +12,11 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use serde_json::{json, Value};
+use xlaref_reference::eval::elementwise::convert;
 use xlaref_reference::eval::{Env, Limits};
 use xlaref_reference::json::{self, ReadOptions};
 use xlaref_reference::literal::{ArrayLiteral, Literal};
+use xlaref_reference::types::ElementType;
 use xlaref_reference::verify::{self, VerifiedModule, VerifyOptions};
 use xlaref_reference::RunError;
 
@@ -174,28 +176,37 @@ fn transpose(n: usize) -> Result<Instance, String> {
 /// A permutation that does not merge into a batch of matrix transposes:
 /// the order of all three dimensions of an n³ cube reversed.
 fn transpose_3d(n: usize) -> Result<Instance, String> {
-    permuted(vec![n as i64; 3], &[2, 1, 0])
+    permuted(ElementType::F32, vec![n as i64; 3], &[2, 1, 0])
 }
 
 /// Attention heads moved ahead of the sequence, `[B, S, H, D] -> [B, H, S,
 /// D]`, with short rows (D = 4): a batch of matrix transposes of 16-byte
 /// elements.
 fn transpose_heads(n: usize) -> Result<Instance, String> {
-    permuted(vec![64, n as i64, 64, 4], &[0, 2, 1, 3])
+    permuted(ElementType::F32, vec![64, n as i64, 64, 4], &[0, 2, 1, 3])
 }
 
-fn permuted(d: Vec<i64>, permutation: &[i64]) -> Result<Instance, String> {
+/// A byte matrix (an image plane, a mask) transposed.
+fn transpose_u8(n: usize) -> Result<Instance, String> {
+    permuted(ElementType::U8, vec![n as i64; 2], &[1, 0])
+}
+
+fn permuted(t: ElementType, d: Vec<i64>, permutation: &[i64]) -> Result<Instance, String> {
     let m = module(
-        &[("x", dims_text("f32", &d))],
+        &[("x", dims_text(t.name(), &d))],
         json!([{"name": "t", "op": "Transpose", "operands": ["x"], "permutation": permutation}]),
         json!({}),
     )?;
     let n: i64 = d.iter().product();
+    let x = match f32_array(d.clone(), 4) {
+        Literal::Array(a) if t != ElementType::F32 => convert(&a, t).into(),
+        x => x,
+    };
     Ok(Instance {
-        shape: format!("{} {permutation:?}", dims_text("f32", &d)),
+        shape: format!("{} {permutation:?}", dims_text(t.name(), &d)),
         module: m,
-        args: vec![f32_array(d, 4)],
-        work: Work::Bytes(8.0 * n as f64),
+        args: vec![x],
+        work: Work::Bytes(2.0 * (t.byte_width() as i64 * n) as f64),
     })
 }
 
@@ -416,6 +427,16 @@ pub fn specs() -> Vec<Spec> {
             reference_cost: linear,
             xla: "6.6 GB/s",
         },
+        Spec {
+            name: "transpose-u8",
+            op: "transpose",
+            full: 4096,
+            quick: 256,
+            reference_max: 1024,
+            build: transpose_u8,
+            reference_cost: square,
+            xla: "0.51 GB/s",
+        },
     ]
 }
 
@@ -533,9 +554,10 @@ pub fn run(a: BenchArgs) -> i32 {
     println!("{}", if a.quick { "xlaref bench --quick (small sizes; XLA figures are for the full sizes)" } else { "xlaref bench" });
     // The ceiling for Dot and Conv on this host today (f64 has half of it).
     println!(
-        "machine: f32 multiply-add peak {:.1} GFLOP/s on {} threads, measured now",
+        "machine: f32 multiply-add peak {:.1} GFLOP/s on {} threads, measured now; fast kernels: {}",
         xlaref_fast::peak::fma_peak_gflops(),
-        rayon::current_num_threads()
+        rayon::current_num_threads(),
+        xlaref_fast::isa::isa().name()
     );
     let header = ["op", "shape", "reference", "fast", "speedup", "fast rate", "XLA CPU", "peak mem"];
     let mut rows: Vec<[String; 8]> = Vec::new();

@@ -72,6 +72,11 @@ impl LimitArgs {
 
 /// Runs the command line; returns the process exit status.
 pub fn main_with(cli: Cli) -> i32 {
+    // A misspelt cap would silently test the wrong kernels.
+    if let Err(e) = xlaref_fast::isa::cap_from_env() {
+        eprintln!("error: {e}");
+        return EXIT_BAD_INPUT;
+    }
     match cli.command {
         Command::Eval(a) => eval::run(a),
         Command::Check(a) => check::run(a),

@@ -14,8 +14,9 @@
 //! Every element is read once and written once, a whole cache line at a
 //! time: a matrix is cut into `L × L` tiles whose rows are one 64-byte
 //! line each, a tile's `L` input rows are loaded, transposed in registers
-//! (AVX-512, for 4- and 8-byte elements) or through a small buffer (every
-//! other size or CPU), and stored as `L` output rows. No line has to stay
+//! (AVX-512, for elements of 1, 2, 4, 8 and 16 bytes; 1 needs VBMI) or
+//! through a small buffer (every other size or CPU), and stored as `L`
+//! output rows. No line has to stay
 //! in L1 between two tiles: with a power-of-two row length the `L` rows of
 //! a tile fall on one cache set, which holds only 8 of them.
 //!
@@ -185,8 +186,9 @@ fn permute_bytes<T: Copy + Send + Sync, const B: usize>(src: &[T], plan: &Plan) 
 /// How a tile is transposed: the widest way the CPU and element size allow.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Tile {
-    /// `side × side` elements of 2, 4, 8 or 16 bytes (side 32, 16, 8 or 4)
-    /// in AVX-512 registers, stored with streaming stores when `stream`.
+    /// `side × side` elements of 1, 2, 4, 8 or 16 bytes (side 64, 32, 16, 8
+    /// or 4) in AVX-512 registers, stored with streaming stores when
+    /// `stream`.
     Avx512 { side: usize, stream: bool },
     /// Any element size, through a buffer of `side²` elements.
     Buffered { side: usize },
@@ -206,8 +208,13 @@ impl Tile {
 fn choose_tile(size: usize, out: *const u8, rows: usize, out_bytes: usize, stream_bytes: usize) -> Tile {
     let stream = out_bytes >= stream_bytes && (out as usize).is_multiple_of(LINE) && (rows * size).is_multiple_of(LINE);
     #[cfg(target_arch = "x86_64")]
-    if matches!(size, 2 | 4 | 8 | 16) && std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512bw") {
-        return Tile::Avx512 { side: LINE / size, stream };
+    {
+        use crate::isa::{isa, Isa};
+        // Byte tiles need VBMI's byte permute (`x86::tiles`).
+        let needs = if size == 1 { Isa::Avx512Vbmi } else { Isa::Avx512 };
+        if matches!(size, 1 | 2 | 4 | 8 | 16) && isa() >= needs {
+            return Tile::Avx512 { side: LINE / size, stream };
+        }
     }
     let _ = stream;
     Tile::Buffered { side: (LINE / size).clamp(2, 64) }
@@ -350,22 +357,24 @@ mod x86 {
     use super::Block;
     use std::arch::x86_64::*;
 
-    /// Every whole tile of a block: 32 × 32 elements of 2 bytes, 16 × 16
-    /// of 4, 8 × 8 of 8 or 4 × 4 of 16, each tile row one line.
+    /// Every whole tile of a block: 64 × 64 elements of 1 byte, 32 × 32 of
+    /// 2, 16 × 16 of 4, 8 × 8 of 8 or 4 × 4 of 16, each tile row one line.
     ///
     /// # Safety
-    /// The CPU has AVX-512F and AVX-512BW; `T` is 2, 4, 8 or 16 bytes;
-    /// `dst` as in [`Block::transpose`], and 64-byte aligned at every tile
-    /// row when `stream`.
+    /// The CPU has AVX-512F and AVX-512BW, and AVX-512VBMI if `T` is one
+    /// byte; `T` is 1, 2, 4, 8 or 16 bytes; `dst` as in
+    /// [`Block::transpose`], and 64-byte aligned at every tile row when
+    /// `stream`.
     #[target_feature(enable = "avx512f,avx512bw")]
     pub unsafe fn tiles<T>(b: &Block<T>, full_r: usize, full_c: usize, dst: *mut T, stream: bool) {
         let size = std::mem::size_of::<T>();
-        debug_assert!(matches!(size, 2 | 4 | 8 | 16));
+        debug_assert!(matches!(size, 1 | 2 | 4 | 8 | 16));
         let side = super::LINE / size;
         for r0 in (b.r.start..full_r).step_by(side) {
             for c0 in (b.c.start..full_c).step_by(side) {
                 let (from, to) = (b.src.as_ptr().add(r0 * b.ss + c0), dst.add(c0 * b.ds + r0));
                 match size {
+                    1 => tile_byte(from.cast(), b.ss, to.cast(), b.ds, stream),
                     2 => tile_word(from.cast(), b.ss, to.cast(), b.ds, stream),
                     4 => tile_dword(from.cast(), b.ss, to.cast(), b.ds, stream),
                     8 => tile_qword(from.cast(), b.ss, to.cast(), b.ds, stream),
@@ -407,17 +416,67 @@ mod x86 {
         }
     }
 
+    /// Transposes the 64 × 64 tile of bytes at `src` (row stride `ss`) into
+    /// `dst` (row stride `ds`), as [`transpose_words`] does one level up:
+    /// rows `2i` and `2i + 1` are split into the pairs of their even columns
+    /// and of their odd columns, and the 32 × 32 pairs of even (odd)
+    /// columns transposed are the output's even (odd) rows. The two halves
+    /// take one pass each over the tile's rows (the second from L1), so
+    /// that one half's 32 registers are live at a time.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512VBMI; 64 rows of 64 bytes are readable at `src`
+    /// and writable at `dst`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    unsafe fn tile_byte(src: *const u8, ss: usize, dst: *mut u8, ds: usize, stream: bool) {
+        // Byte k of the even-columns row: column k of row 2i (k even) or
+        // column k - 1 of row 2i + 1 (k odd; index 64 + c picks the second
+        // operand's byte c).
+        #[rustfmt::skip]
+        let even = _mm512_set_epi8(
+            126, 62, 124, 60, 122, 58, 120, 56, 118, 54, 116, 52, 114, 50, 112, 48,
+            110, 46, 108, 44, 106, 42, 104, 40, 102, 38, 100, 36, 98, 34, 96, 32,
+            94, 30, 92, 28, 90, 26, 88, 24, 86, 22, 84, 20, 82, 18, 80, 16,
+            78, 14, 76, 12, 74, 10, 72, 8, 70, 6, 68, 4, 66, 2, 64, 0,
+        );
+        let odd = _mm512_add_epi8(even, _mm512_set1_epi8(1));
+        for (parity, pattern) in [(0, even), (1, odd)] {
+            let mut pairs = [_mm512_setzero_si512(); 32];
+            for (i, row) in pairs.iter_mut().enumerate() {
+                let a = _mm512_loadu_si512(src.add(2 * i * ss).cast());
+                let b = _mm512_loadu_si512(src.add((2 * i + 1) * ss).cast());
+                *row = _mm512_permutex2var_epi8(a, pattern, b);
+            }
+            transpose_words(&mut pairs);
+            for (k, row) in pairs.into_iter().enumerate() {
+                store(dst.add((2 * k + parity) * ds), row, stream);
+            }
+        }
+    }
+
     /// Transposes the 32 × 32 tile of 2-byte elements at `src` (row stride
-    /// `ss`) into `dst` (row stride `ds`). Rows `2i` and `2i + 1` are first
-    /// split into their even columns and their odd columns, each a row of
-    /// 16 pairs; the 16 × 16 pairs of even columns transposed are the
-    /// output's even rows, those of odd columns its odd rows.
+    /// `ss`) into `dst` (row stride `ds`).
     ///
     /// # Safety
     /// 32 rows of 32 elements are readable at `src` and writable at `dst`.
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw")]
     unsafe fn tile_word(src: *const u16, ss: usize, dst: *mut u16, ds: usize, stream: bool) {
+        let mut r: [__m512i; 32] = std::array::from_fn(|i| _mm512_loadu_si512(src.add(i * ss).cast()));
+        transpose_words(&mut r);
+        for (k, row) in r.into_iter().enumerate() {
+            store(dst.add(k * ds), row, stream);
+        }
+    }
+
+    /// The 32 × 32 matrix of 2-byte elements in `r` (one row per register)
+    /// transposed in place. Rows `2i` and `2i + 1` are first split into
+    /// their even columns and their odd columns, each a row of 16 pairs;
+    /// the 16 × 16 pairs of even columns transposed are the output's even
+    /// rows, those of odd columns its odd rows.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn transpose_words(r: &mut [__m512i; 32]) {
         // Word k of the even-columns row: column k/2 of row 2i (k even) or
         // 2i + 1 (k odd; index 32 + c picks the second operand's word c).
         #[rustfmt::skip]
@@ -429,16 +488,14 @@ mod x86 {
         let mut evens = [_mm512_setzero_si512(); 16];
         let mut odds = [_mm512_setzero_si512(); 16];
         for i in 0..16 {
-            let a = _mm512_loadu_si512(src.add(2 * i * ss).cast());
-            let b = _mm512_loadu_si512(src.add((2 * i + 1) * ss).cast());
-            evens[i] = _mm512_permutex2var_epi16(a, even, b);
-            odds[i] = _mm512_permutex2var_epi16(a, odd, b);
+            evens[i] = _mm512_permutex2var_epi16(r[2 * i], even, r[2 * i + 1]);
+            odds[i] = _mm512_permutex2var_epi16(r[2 * i], odd, r[2 * i + 1]);
         }
         transpose_dwords(&mut evens);
         transpose_dwords(&mut odds);
         for j in 0..16 {
-            store(dst.add(2 * j * ds), evens[j], stream);
-            store(dst.add((2 * j + 1) * ds), odds[j], stream);
+            r[2 * j] = evens[j];
+            r[2 * j + 1] = odds[j];
         }
     }
 
@@ -556,7 +613,7 @@ mod tests {
 
     /// Shapes at the tile sides (2..64 elements) and block sides (16..1024)
     /// of every element size, ± 1, and a few odd ones.
-    const SHAPES: [(usize, usize, usize); 16] = [
+    const SHAPES: [(usize, usize, usize); 17] = [
         (1, 0, 5),
         (3, 5, 0),
         (1, 1, 1),
@@ -569,6 +626,7 @@ mod tests {
         (1, 17, 33),
         (1, 33, 65),
         (3, 64, 63),
+        (2, 64, 65),
         (1, 129, 255),
         (1, 256, 257),
         (2, 300, 129),
@@ -627,8 +685,8 @@ mod tests {
         // 2048 rows of 4 bytes are whole lines; the allocation is aligned
         // when the tile is chosen for an aligned pointer.
         let aligned = 4096 as *const u8;
-        let simd = cfg!(target_arch = "x86_64") && std::arch::is_x86_feature_detected!("avx512bw");
-        if simd {
+        use crate::isa::{isa, Isa};
+        if cfg!(target_arch = "x86_64") && isa() >= Isa::Avx512 {
             assert_eq!(choose_tile(4, aligned, 2048, 1 << 24, STREAM_BYTES), Tile::Avx512 { side: 16, stream: true });
             assert_eq!(choose_tile(4, aligned, 2047, 1 << 24, STREAM_BYTES), Tile::Avx512 { side: 16, stream: false });
             assert_eq!(choose_tile(8, (4096 + 32) as *const u8, 2048, 1 << 24, STREAM_BYTES), Tile::Avx512 { side: 8, stream: false });
@@ -636,7 +694,15 @@ mod tests {
             assert_eq!(choose_tile(16, aligned, 2048, 1 << 24, STREAM_BYTES), Tile::Avx512 { side: 4, stream: true });
             assert_eq!(choose_tile(2, aligned, 2048, 1 << 24, STREAM_BYTES), Tile::Avx512 { side: 32, stream: true });
         }
-        assert_eq!(choose_tile(1, aligned, 2048, 1 << 24, STREAM_BYTES), Tile::Buffered { side: 64 });
+        if cfg!(target_arch = "x86_64") && isa() >= Isa::Avx512Vbmi {
+            assert_eq!(choose_tile(1, aligned, 2048, 1 << 24, STREAM_BYTES), Tile::Avx512 { side: 64, stream: true });
+            assert_eq!(choose_tile(1, aligned, 2047, 1 << 24, STREAM_BYTES), Tile::Avx512 { side: 64, stream: false });
+        } else {
+            assert_eq!(choose_tile(1, aligned, 2048, 1 << 24, STREAM_BYTES), Tile::Buffered { side: 64 });
+        }
+        if isa() < Isa::Avx512 {
+            assert_eq!(choose_tile(4, aligned, 2048, 1 << 24, STREAM_BYTES), Tile::Buffered { side: 16 });
+        }
         assert_eq!(choose_tile(32, aligned, 2048, 1 << 24, STREAM_BYTES), Tile::Buffered { side: 2 });
         // A big matrix through the real path, in parallel (streamed if the
         // allocator aligned it).
@@ -649,11 +715,13 @@ mod tests {
     /// output row is whole lines, the ragged columns go element by element.
     #[test]
     fn streaming_tiles_into_an_aligned_destination() {
-        if !(cfg!(target_arch = "x86_64") && std::arch::is_x86_feature_detected!("avx512bw")) {
+        use crate::isa::{isa, Isa};
+        if !(cfg!(target_arch = "x86_64") && isa() >= Isa::Avx512) {
             return;
         }
         fn streamed<T: Copy + PartialEq + std::fmt::Debug>(of: impl Fn(usize) -> T, tile: Tile) {
-            for (rows, cols) in [(32, 32), (64, 8), (96, 33), (64, 65), (32, 1)] {
+            let side = tile.side();
+            for (rows, cols) in [(side, side), (2 * side, 8), (3 * side, side + 1), (2 * side, 2 * side + 1), (side, 1)] {
                 let src: Vec<T> = (0..rows * cols).map(&of).collect();
                 let mut buffer = vec![of(usize::MAX); rows * cols + LINE];
                 let skip = buffer.as_ptr().align_offset(LINE);
@@ -665,6 +733,9 @@ mod tests {
                 unsafe { block.transpose(dst.as_mut_ptr(), tile, &mut scratch) };
                 assert_eq!(dst, &expected(&src, rows, cols)[..], "{rows}x{cols}");
             }
+        }
+        if isa() >= Isa::Avx512Vbmi {
+            streamed(|i| i as u8, Tile::Avx512 { side: 64, stream: true });
         }
         streamed(|i| i as u16, Tile::Avx512 { side: 32, stream: true });
         streamed(|i| i as u32, Tile::Avx512 { side: 16, stream: true });
