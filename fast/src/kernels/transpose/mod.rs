@@ -294,8 +294,9 @@ struct Block<'a, T> {
 
 impl<T: Copy> Block<'_, T> {
     /// Writes `dst[j * ds + i] = src[i * ss + j]` for every `i` in `r`
-    /// and `j` in `c`: whole tiles with `tile`, the ragged edges (the
-    /// matrix's last rows and columns) one element at a time.
+    /// and `j` in `c`: tile by tile. Register tiles also take the tiles cut
+    /// by the matrix's edge (masked); buffered tiles leave the ragged edges
+    /// (the matrix's last rows and columns) to a loop over elements.
     ///
     /// # Safety
     /// `dst + j * ds + i` is valid for writes for every `i` in `r` and `j`
@@ -303,16 +304,18 @@ impl<T: Copy> Block<'_, T> {
     /// `dst` and an output row length that makes `ds` and `dst`'s offset
     /// from the output's start whole lines when it streams.
     unsafe fn transpose(&self, dst: *mut T, tile: Tile, scratch: &mut [T]) {
-        let side = tile.side();
-        let full_r = self.r.start + (self.r.len() / side) * side;
-        let full_c = self.c.start + (self.c.len() / side) * side;
         match tile {
             #[cfg(target_arch = "x86_64")]
-            Tile::Avx512 { stream, .. } => x86::tiles(self, full_r, full_c, dst, stream),
-            _ => self.buffered_tiles(full_r, full_c, side, dst, scratch),
+            Tile::Avx512 { stream, .. } => x86::tiles(self, dst, stream),
+            _ => {
+                let side = tile.side();
+                let full_r = self.r.start + (self.r.len() / side) * side;
+                let full_c = self.c.start + (self.c.len() / side) * side;
+                self.buffered_tiles(full_r, full_c, side, dst, scratch);
+                self.elementwise(self.r.start..full_r, full_c..self.c.end, dst);
+                self.elementwise(full_r..self.r.end, self.c.clone(), dst);
+            }
         }
-        self.elementwise(self.r.start..full_r, full_c..self.c.end, dst);
-        self.elementwise(full_r..self.r.end, self.c.clone(), dst);
     }
 
     /// The whole `side × side` tiles up to row `full_r` and column `full_c`,
@@ -351,250 +354,7 @@ impl<T: Copy> Block<'_, T> {
 }
 
 #[cfg(target_arch = "x86_64")]
-mod x86 {
-    //! The AVX-512 tiles. The elements are moved as raw bits: loads,
-    //! shuffles and stores never look at the values.
-    use super::Block;
-    use std::arch::x86_64::*;
-
-    /// Every whole tile of a block: 64 × 64 elements of 1 byte, 32 × 32 of
-    /// 2, 16 × 16 of 4, 8 × 8 of 8 or 4 × 4 of 16, each tile row one line.
-    ///
-    /// # Safety
-    /// The CPU has AVX-512F and AVX-512BW, and AVX-512VBMI if `T` is one
-    /// byte; `T` is 1, 2, 4, 8 or 16 bytes; `dst` as in
-    /// [`Block::transpose`], and 64-byte aligned at every tile row when
-    /// `stream`.
-    #[target_feature(enable = "avx512f,avx512bw")]
-    pub unsafe fn tiles<T>(b: &Block<T>, full_r: usize, full_c: usize, dst: *mut T, stream: bool) {
-        let size = std::mem::size_of::<T>();
-        debug_assert!(matches!(size, 1 | 2 | 4 | 8 | 16));
-        let side = super::LINE / size;
-        for r0 in (b.r.start..full_r).step_by(side) {
-            for c0 in (b.c.start..full_c).step_by(side) {
-                let (from, to) = (b.src.as_ptr().add(r0 * b.ss + c0), dst.add(c0 * b.ds + r0));
-                match size {
-                    1 => tile_byte(from.cast(), b.ss, to.cast(), b.ds, stream),
-                    2 => tile_word(from.cast(), b.ss, to.cast(), b.ds, stream),
-                    4 => tile_dword(from.cast(), b.ss, to.cast(), b.ds, stream),
-                    8 => tile_qword(from.cast(), b.ss, to.cast(), b.ds, stream),
-                    // A 16-byte element is two f64s.
-                    _ => tile_oword(from.cast(), 2 * b.ss, to.cast(), 2 * b.ds, stream),
-                }
-            }
-        }
-        if stream {
-            // Streaming stores are weakly ordered: make them visible
-            // before the task reports that it is done.
-            _mm_sfence();
-        }
-    }
-
-    /// Stores one tile row; streaming stores need `at` 64-byte aligned.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn store<T>(at: *mut T, v: __m512i, stream: bool) {
-        if stream {
-            _mm512_stream_si512(at.cast(), v);
-        } else {
-            _mm512_storeu_si512(at.cast(), v);
-        }
-    }
-
-    /// Transposes the 16 × 16 tile at `src` (row stride `ss`) into `dst`
-    /// (row stride `ds`).
-    ///
-    /// # Safety
-    /// 16 rows of 16 elements are readable at `src` and writable at `dst`.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn tile_dword(src: *const u32, ss: usize, dst: *mut u32, ds: usize, stream: bool) {
-        let mut r: [__m512i; 16] = std::array::from_fn(|i| _mm512_loadu_si512(src.add(i * ss).cast()));
-        transpose_dwords(&mut r);
-        for (k, row) in r.into_iter().enumerate() {
-            store(dst.add(k * ds), row, stream);
-        }
-    }
-
-    /// Transposes the 64 × 64 tile of bytes at `src` (row stride `ss`) into
-    /// `dst` (row stride `ds`), as [`transpose_words`] does one level up:
-    /// rows `2i` and `2i + 1` are split into the pairs of their even columns
-    /// and of their odd columns, and the 32 × 32 pairs of even (odd)
-    /// columns transposed are the output's even (odd) rows. The two halves
-    /// take one pass each over the tile's rows (the second from L1), so
-    /// that one half's 32 registers are live at a time.
-    ///
-    /// # Safety
-    /// The CPU has AVX-512VBMI; 64 rows of 64 bytes are readable at `src`
-    /// and writable at `dst`.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-    unsafe fn tile_byte(src: *const u8, ss: usize, dst: *mut u8, ds: usize, stream: bool) {
-        // Byte k of the even-columns row: column k of row 2i (k even) or
-        // column k - 1 of row 2i + 1 (k odd; index 64 + c picks the second
-        // operand's byte c).
-        #[rustfmt::skip]
-        let even = _mm512_set_epi8(
-            126, 62, 124, 60, 122, 58, 120, 56, 118, 54, 116, 52, 114, 50, 112, 48,
-            110, 46, 108, 44, 106, 42, 104, 40, 102, 38, 100, 36, 98, 34, 96, 32,
-            94, 30, 92, 28, 90, 26, 88, 24, 86, 22, 84, 20, 82, 18, 80, 16,
-            78, 14, 76, 12, 74, 10, 72, 8, 70, 6, 68, 4, 66, 2, 64, 0,
-        );
-        let odd = _mm512_add_epi8(even, _mm512_set1_epi8(1));
-        for (parity, pattern) in [(0, even), (1, odd)] {
-            let mut pairs = [_mm512_setzero_si512(); 32];
-            for (i, row) in pairs.iter_mut().enumerate() {
-                let a = _mm512_loadu_si512(src.add(2 * i * ss).cast());
-                let b = _mm512_loadu_si512(src.add((2 * i + 1) * ss).cast());
-                *row = _mm512_permutex2var_epi8(a, pattern, b);
-            }
-            transpose_words(&mut pairs);
-            for (k, row) in pairs.into_iter().enumerate() {
-                store(dst.add((2 * k + parity) * ds), row, stream);
-            }
-        }
-    }
-
-    /// Transposes the 32 × 32 tile of 2-byte elements at `src` (row stride
-    /// `ss`) into `dst` (row stride `ds`).
-    ///
-    /// # Safety
-    /// 32 rows of 32 elements are readable at `src` and writable at `dst`.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw")]
-    unsafe fn tile_word(src: *const u16, ss: usize, dst: *mut u16, ds: usize, stream: bool) {
-        let mut r: [__m512i; 32] = std::array::from_fn(|i| _mm512_loadu_si512(src.add(i * ss).cast()));
-        transpose_words(&mut r);
-        for (k, row) in r.into_iter().enumerate() {
-            store(dst.add(k * ds), row, stream);
-        }
-    }
-
-    /// The 32 × 32 matrix of 2-byte elements in `r` (one row per register)
-    /// transposed in place. Rows `2i` and `2i + 1` are first split into
-    /// their even columns and their odd columns, each a row of 16 pairs;
-    /// the 16 × 16 pairs of even columns transposed are the output's even
-    /// rows, those of odd columns its odd rows.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw")]
-    unsafe fn transpose_words(r: &mut [__m512i; 32]) {
-        // Word k of the even-columns row: column k/2 of row 2i (k even) or
-        // 2i + 1 (k odd; index 32 + c picks the second operand's word c).
-        #[rustfmt::skip]
-        let even = _mm512_set_epi16(
-            62, 30, 60, 28, 58, 26, 56, 24, 54, 22, 52, 20, 50, 18, 48, 16,
-            46, 14, 44, 12, 42, 10, 40, 8, 38, 6, 36, 4, 34, 2, 32, 0,
-        );
-        let odd = _mm512_add_epi16(even, _mm512_set1_epi16(1));
-        let mut evens = [_mm512_setzero_si512(); 16];
-        let mut odds = [_mm512_setzero_si512(); 16];
-        for i in 0..16 {
-            evens[i] = _mm512_permutex2var_epi16(r[2 * i], even, r[2 * i + 1]);
-            odds[i] = _mm512_permutex2var_epi16(r[2 * i], odd, r[2 * i + 1]);
-        }
-        transpose_dwords(&mut evens);
-        transpose_dwords(&mut odds);
-        for j in 0..16 {
-            r[2 * j] = evens[j];
-            r[2 * j + 1] = odds[j];
-        }
-    }
-
-    /// The 16 × 16 matrix of 4-byte elements in `r` (one row per register)
-    /// transposed in place, in three rounds of shuffles: 32-bit pairs,
-    /// 64-bit pairs, then 128-bit lanes twice.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn transpose_dwords(r: &mut [__m512i; 16]) {
-        // t[2i], t[2i+1]: rows 2i and 2i+1 interleaved (even, odd columns
-        // of each 128-bit lane).
-        let mut t = [_mm512_setzero_si512(); 16];
-        for i in 0..8 {
-            t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
-            t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
-        }
-        // r[4i + k]: rows 4i..4i+4 of columns k, k+4, k+8, k+12.
-        for i in 0..4 {
-            for j in 0..2 {
-                r[4 * i + 2 * j] = _mm512_unpacklo_epi64(t[4 * i + j], t[4 * i + j + 2]);
-                r[4 * i + 2 * j + 1] = _mm512_unpackhi_epi64(t[4 * i + j], t[4 * i + j + 2]);
-            }
-        }
-        // t[8i + k], t[8i + 4 + k]: rows 8i..8i+8 of columns {k, k+8} and
-        // {k+4, k+12}.
-        for i in 0..2 {
-            for k in 0..4 {
-                t[8 * i + k] = _mm512_shuffle_i32x4::<0x88>(r[8 * i + k], r[8 * i + 4 + k]);
-                t[8 * i + 4 + k] = _mm512_shuffle_i32x4::<0xDD>(r[8 * i + k], r[8 * i + 4 + k]);
-            }
-        }
-        // Columns k and k + 8, all 16 rows: rows k and k + 8.
-        for k in 0..8 {
-            r[k] = _mm512_shuffle_i32x4::<0x88>(t[k], t[8 + k]);
-            r[k + 8] = _mm512_shuffle_i32x4::<0xDD>(t[k], t[8 + k]);
-        }
-    }
-
-    /// Transposes the 8 × 8 tile at `src` (row stride `ss`) into `dst` (row
-    /// stride `ds`): 64-bit pairs, then 128-bit lanes twice.
-    ///
-    /// # Safety
-    /// 8 rows of 8 elements are readable at `src` and writable at `dst`.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn tile_qword(src: *const f64, ss: usize, dst: *mut f64, ds: usize, stream: bool) {
-        let mut r = [_mm512_setzero_pd(); 8];
-        for (i, row) in r.iter_mut().enumerate() {
-            *row = _mm512_loadu_pd(src.add(i * ss));
-        }
-        // t[2i], t[2i+1]: rows 2i and 2i+1, even and odd columns.
-        let mut t = [_mm512_setzero_pd(); 8];
-        for i in 0..4 {
-            t[2 * i] = _mm512_unpacklo_pd(r[2 * i], r[2 * i + 1]);
-            t[2 * i + 1] = _mm512_unpackhi_pd(r[2 * i], r[2 * i + 1]);
-        }
-        // r[4i + k], r[4i + 2 + k]: rows 4i..4i+4 of columns {k, k+4} and
-        // {k+2, k+6}.
-        for i in 0..2 {
-            for k in 0..2 {
-                r[4 * i + k] = _mm512_shuffle_f64x2::<0x88>(t[4 * i + k], t[4 * i + 2 + k]);
-                r[4 * i + 2 + k] = _mm512_shuffle_f64x2::<0xDD>(t[4 * i + k], t[4 * i + 2 + k]);
-            }
-        }
-        // Columns k and k + 4, all 8 rows: output rows k and k + 4.
-        for k in 0..4 {
-            let (lo, hi) = (_mm512_shuffle_f64x2::<0x88>(r[k], r[4 + k]), _mm512_shuffle_f64x2::<0xDD>(r[k], r[4 + k]));
-            store(dst.add(k * ds), _mm512_castpd_si512(lo), stream);
-            store(dst.add((k + 4) * ds), _mm512_castpd_si512(hi), stream);
-        }
-    }
-
-    /// Transposes the 4 × 4 tile of 16-byte elements at `src` (row stride
-    /// `ss` f64s) into `dst` (row stride `ds` f64s): 256-bit halves, then
-    /// 128-bit lanes.
-    ///
-    /// # Safety
-    /// 4 rows of 8 f64s are readable at `src` and writable at `dst`.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn tile_oword(src: *const f64, ss: usize, dst: *mut f64, ds: usize, stream: bool) {
-        let r: [__m512d; 4] = std::array::from_fn(|i| _mm512_loadu_pd(src.add(i * ss)));
-        // Elements 0, 1 (and 2, 3) of rows 0, 1 and of rows 2, 3.
-        let low01 = _mm512_shuffle_f64x2::<0x44>(r[0], r[1]);
-        let high01 = _mm512_shuffle_f64x2::<0xEE>(r[0], r[1]);
-        let low23 = _mm512_shuffle_f64x2::<0x44>(r[2], r[3]);
-        let high23 = _mm512_shuffle_f64x2::<0xEE>(r[2], r[3]);
-        // Element k of all four rows: output row k.
-        let out = [
-            _mm512_shuffle_f64x2::<0x88>(low01, low23),
-            _mm512_shuffle_f64x2::<0xDD>(low01, low23),
-            _mm512_shuffle_f64x2::<0x88>(high01, high23),
-            _mm512_shuffle_f64x2::<0xDD>(high01, high23),
-        ];
-        for (k, v) in out.into_iter().enumerate() {
-            store(dst.add(k * ds), _mm512_castpd_si512(v), stream);
-        }
-    }
-}
+mod x86;
 
 #[cfg(test)]
 mod tests {
@@ -612,8 +372,8 @@ mod tests {
     }
 
     /// Shapes at the tile sides (2..64 elements) and block sides (16..1024)
-    /// of every element size, ± 1, and a few odd ones.
-    const SHAPES: [(usize, usize, usize); 17] = [
+    /// of every element size, ± 1, and a few odd and narrow ones.
+    const SHAPES: [(usize, usize, usize); 20] = [
         (1, 0, 5),
         (3, 5, 0),
         (1, 1, 1),
@@ -631,6 +391,11 @@ mod tests {
         (1, 256, 257),
         (2, 300, 129),
         (1, 1024, 40),
+        // Narrow matrices: edge tiles with few columns or rows, on both
+        // sides of the masked tiles' threshold (a quarter of a tile).
+        (1, 200, 16),
+        (1, 16, 200),
+        (2, 70, 40),
     ];
 
     /// A batch of row-major matrix transposes through the plan kernel.
