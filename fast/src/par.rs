@@ -1,7 +1,7 @@
 //! Parallel, vectorized loops over slices: the two tools every fast kernel
 //! uses. Work is split into chunks across rayon's threads (small inputs stay
 //! on one thread), and each chunk's loop is compiled for the widest vector
-//! extension the CPU has, chosen at run time.
+//! extension the CPU has, chosen at run time (`crate::isa`).
 
 #[cfg(target_arch = "x86_64")]
 use crate::isa::Isa;
@@ -96,9 +96,8 @@ fn run_workers<'a>(count: usize, new_worker: &(dyn Fn() -> Box<dyn Worker + Send
 }
 
 /// Runs `f` compiled with AVX-512 or AVX2+FMA when [`crate::isa::isa`]
-/// allows them. `f` is
-/// inlined into a function with those target features, so simple loops in
-/// it are auto-vectorized for the machine that runs them.
+/// allows them. `f` is inlined into a function with those target features,
+/// so simple loops in it are auto-vectorized for the machine that runs them.
 #[inline(always)]
 pub fn simd<R>(f: impl FnOnce() -> R) -> R {
     #[cfg(target_arch = "x86_64")]
