@@ -4,8 +4,8 @@
 //! — the shared hub); what each replica computes from the values it
 //! receives is this engine's own: reductions through [`ScalarFn`] (or the
 //! fast element-wise Add for CrossReplicaSum), blocks and concatenations
-//! through the layout kernels. Reductions fold in increasing replica id,
-//! as the reference does (docs/semantics-decisions.md).
+//! through the layout kernels. Reductions fold left in the group's listed
+//! order, as the reference does (docs/semantics-decisions.md).
 
 use std::sync::Arc;
 
@@ -52,12 +52,12 @@ pub fn eval(exec: &mut Executor, op: &Op, x: &[&Literal], shape: &Shape) -> R<Li
         Op::AllReduce { computation, replica_groups, .. } => {
             let group = group(exec, op, replica_groups)?;
             let values = exchange(exec, op, &group, x[0])?;
-            reduce(exec, Some(*computation), &group, &values)
+            reduce(exec, Some(*computation), &values)
         }
         Op::CrossReplicaSum { replica_groups } => {
             let group = group(exec, op, replica_groups)?;
             let values = exchange(exec, op, &group, x[0])?;
-            reduce(exec, None, &group, &values)
+            reduce(exec, None, &values)
         }
         Op::ReduceScatter { computation, scatter_dimension, replica_groups, .. } => {
             let group = group(exec, op, replica_groups)?;
@@ -76,7 +76,7 @@ pub fn eval(exec: &mut Executor, op: &Op, x: &[&Literal], shape: &Shape) -> R<Li
             }
             let values = exchange(exec, op, &group, x[0])?;
             let me = position(exec, &group)?;
-            match reduce(exec, Some(*computation), &group, &values)? {
+            match reduce(exec, Some(*computation), &values)? {
                 Literal::Tuple(t) => Ok(Literal::Tuple(t.iter().map(|e| arr(e).map(|a| block(a, d, me, n).into())).collect::<R<_>>()?)),
                 l => Ok(block(arr(&l)?, d, me, n).into()),
             }
@@ -180,16 +180,13 @@ fn exchange(exec: &mut Executor, op: &Op, group: &[u32], value: &Literal) -> R<V
     Ok(values)
 }
 
-/// Reduces the group's values in increasing replica id: with `f`, or a sum.
-fn reduce(exec: &mut Executor, f: Option<ComputationId>, group: &[u32], values: &[Literal]) -> R<Literal> {
-    let mut order: Vec<usize> = (0..group.len()).collect();
-    order.sort_by_key(|&i| group[i]);
-    let sorted: Vec<&Literal> = order.iter().map(|&i| &values[i]).collect();
-    match sorted.first() {
+/// Folds the group's values (in its listed order) with `f`, or sums them.
+fn reduce(exec: &mut Executor, f: Option<ComputationId>, values: &[Literal]) -> R<Literal> {
+    match values.first() {
         Some(Literal::Tuple(first)) => {
             let mut parts = Vec::with_capacity(first.len());
             for k in 0..first.len() {
-                let column = sorted
+                let column = values
                     .iter()
                     .map(|v| v.as_tuple().and_then(|t| t.get(k)).ok_or_else(|| bad("tuple")).and_then(arr))
                     .collect::<R<Vec<_>>>()?;
@@ -198,7 +195,7 @@ fn reduce(exec: &mut Executor, f: Option<ComputationId>, group: &[u32], values: 
             Ok(Literal::Tuple(parts))
         }
         Some(_) => {
-            let column = sorted.iter().map(|v| arr(v)).collect::<R<Vec<_>>>()?;
+            let column = values.iter().map(|v| arr(v)).collect::<R<Vec<_>>>()?;
             Ok(reduce_arrays(exec, f, &column)?.into())
         }
         None => Err(bad("empty replica group")),

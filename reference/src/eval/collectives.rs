@@ -121,26 +121,23 @@ enum Reduction {
 /// AllReduce — document §AllReduce (and §CrossReplicaSum): every element of
 /// the result is the reduction of the group's elements at that position;
 /// a tuple is reduced element by element. The document leaves the order
-/// open; the reference folds in increasing replica id, left to right:
-/// `f(..f(f(x_a, x_b), x_c).., x_z)` for the group's ids `a < b < c < .. < z`,
-/// so the result does not depend on how the group is listed, and every
-/// member computes the same value.
+/// open; the reference folds left in the group's listed order, as XLA CPU
+/// does: `f(..f(f(x_a, x_b), x_c).., x_z)` for the group `{a, b, c, .., z}`
+/// (`{}` lists every replica in increasing id), so every member computes
+/// the same value (docs/semantics-decisions.md).
 fn all_reduce(it: &mut Interpreter, op: &Op, reduction: Reduction, groups: &ReplicaGroups, x: &Literal) -> Result<Literal, RunError> {
     let group = group(it, op, groups)?;
     let values = exchange(it, op, &group, x)?;
-    reduce_values(it, reduction, &group, &values)
+    reduce_values(it, reduction, &values)
 }
 
-/// Reduces the group's values (in group order) in increasing replica id.
-fn reduce_values(it: &mut Interpreter, reduction: Reduction, group: &[u32], values: &[Literal]) -> Result<Literal, RunError> {
-    let mut order: Vec<usize> = (0..group.len()).collect();
-    order.sort_by_key(|&i| group[i]);
-    let in_order: Vec<&Literal> = order.iter().map(|&i| &values[i]).collect();
-    match in_order.first() {
+/// Reduces the group's values, which come in the group's listed order.
+fn reduce_values(it: &mut Interpreter, reduction: Reduction, values: &[Literal]) -> Result<Literal, RunError> {
+    match values.first() {
         Some(Literal::Tuple(first)) => {
             let mut out = Vec::with_capacity(first.len());
             for k in 0..first.len() {
-                let parts: Vec<&ArrayLiteral> = in_order
+                let parts: Vec<&ArrayLiteral> = values
                     .iter()
                     .map(|v| v.as_tuple().and_then(|t| t.get(k)).and_then(Literal::as_array).ok_or_else(|| internal("tuple operand")))
                     .collect::<Result<_, _>>()?;
@@ -149,7 +146,7 @@ fn reduce_values(it: &mut Interpreter, reduction: Reduction, group: &[u32], valu
             Ok(Literal::Tuple(out))
         }
         Some(_) => {
-            let parts: Vec<&ArrayLiteral> = in_order.iter().map(|v| array(v)).collect::<Result<_, _>>()?;
+            let parts: Vec<&ArrayLiteral> = values.iter().map(|v| array(v)).collect::<Result<_, _>>()?;
             Ok(reduce_arrays(it, reduction, &parts)?.into())
         }
         None => Err(internal("an empty replica group")),
@@ -235,7 +232,7 @@ fn reduce_scatter(
         )));
     }
     let values = exchange(it, op, &group, x)?;
-    let reduced = reduce_values(it, Reduction::Computation(computation), &group, &values)?;
+    let reduced = reduce_values(it, Reduction::Computation(computation), &values)?;
     let me = position(it, &group)?;
     let d = dim as usize;
     Ok(match reduced {
