@@ -11,6 +11,7 @@ mod kernels;
 mod par;
 pub mod peak;
 pub mod planted;
+mod stream;
 // Used by the reduce, sort and scatter kernels as they land.
 #[allow(dead_code)]
 mod scalar;

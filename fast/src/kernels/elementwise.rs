@@ -275,6 +275,7 @@ fn float_unary<T: FFloat + xlaref_reference::literal::Stored>(op: UnaryOp, v: &[
         };
     }
     let sign_mask = 1u64 << (T::WIDTH - 1);
+    // Transcendentals cost more than their memory traffic: `map_heavy`.
     let out: Vec<T> = match op {
         IsFinite => return Ok(Data::Pred(par::map(v, |x| x.up().is_finite()))),
         Neg => par::map(v, |x| T::from_bits(x.bits() ^ sign_mask)),
@@ -286,16 +287,16 @@ fn float_unary<T: FFloat + xlaref_reference::literal::Stored>(op: UnaryOp, v: &[
         RoundNearestEven => par::map(v, f!(Wide::round_ties_even)),
         Sqrt => par::map(v, f!(Wide::sqrt)),
         Rsqrt => par::map(v, f!(|x: T::W| T::W::ONE / x.sqrt())),
-        Cbrt => par::map(v, f!(Wide::cbrt)),
-        Exp => par::map(v, f!(Wide::exp)),
-        Expm1 => par::map(v, f!(Wide::exp_m1)),
-        Log => par::map(v, f!(Wide::ln)),
-        Log1p => par::map(v, f!(Wide::ln_1p)),
+        Cbrt => par::map_heavy(v, f!(Wide::cbrt)),
+        Exp => par::map_heavy(v, f!(Wide::exp)),
+        Expm1 => par::map_heavy(v, f!(Wide::exp_m1)),
+        Log => par::map_heavy(v, f!(Wide::ln)),
+        Log1p => par::map_heavy(v, f!(Wide::ln_1p)),
         // In f64, rounded once: composed in f32, `1 / (1 + e^-x)` is 2
         // ulps off near 0.5 (found by the campaign, logistic(-0.00055)).
         // Where 1 + e^-x overflows (x < -709), e^x / (1 + e^x): long
         // before the result underflows.
-        Logistic => par::map(
+        Logistic => par::map_heavy(
             v,
             f!(|x: T::W| {
                 let x = x.to_f64();
@@ -308,11 +309,11 @@ fn float_unary<T: FFloat + xlaref_reference::literal::Stored>(op: UnaryOp, v: &[
                 })
             }),
         ),
-        Sin => par::map(v, f!(Wide::sin)),
-        Cos => par::map(v, f!(Wide::cos)),
-        Tan => par::map(v, f!(Wide::tan)),
-        Tanh => par::map(v, f!(Wide::tanh)),
-        Erf => par::map(v, f!(Wide::erf)),
+        Sin => par::map_heavy(v, f!(Wide::sin)),
+        Cos => par::map_heavy(v, f!(Wide::cos)),
+        Tan => par::map_heavy(v, f!(Wide::tan)),
+        Tanh => par::map_heavy(v, f!(Wide::tanh)),
+        Erf => par::map_heavy(v, f!(Wide::erf)),
         Real | Conj => v.to_vec(),
         Imag => par::map(v, |_| T::down(T::W::ZERO)),
         _ => return Err(bad("integer op on floats")),
