@@ -58,7 +58,9 @@ pub fn fill<T>(chunk: &mut [MaybeUninit<T>], stream: bool, mut produce: impl FnM
             // the next 64-byte boundary and `BUFFER_BYTES` is a multiple of
             // 64); the bytes move the values once (the buffer never drops
             // them).
-            unsafe { copy_streaming(dst.as_mut_ptr().cast(), buffer.0.as_ptr().cast()) };
+            // Read through `staging` itself, which holds the buffer's only
+            // live borrow.
+            unsafe { copy_streaming(dst.as_mut_ptr().cast(), staging.as_ptr().cast()) };
         }
     }
     let done = blocks * per_block;
