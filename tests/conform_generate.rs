@@ -61,7 +61,8 @@ fn generate_is_deterministic_and_spreads_over_the_selected_ops() {
     assert_eq!(first, run("b"), "same seed, same campaign");
 }
 
-/// A backend that runs the reference and then changes its value.
+/// A backend that runs the reference and then changes its value (every
+/// replica's, for a multi-replica case).
 struct Altered<F: Fn(&Literal) -> Literal> {
     alter: F,
 }
@@ -71,7 +72,11 @@ impl<F: Fn(&Literal) -> Literal> Backend for Altered<F> {
         "altered reference".into()
     }
     fn run(&mut self, case: &Case) -> Reply {
-        match run_case(case, &Reference, &RunOptions::default()).result {
+        let outcome = run_case(case, &Reference, &RunOptions::default());
+        if let Some(values) = outcome.per_replica {
+            return Reply::PerReplica(values.iter().map(&self.alter).collect());
+        }
+        match outcome.result {
             Ok(v) => Reply::Value { result: (self.alter)(&v), outfeed: vec![] },
             Err(e) => Reply::Error(e),
         }
@@ -136,23 +141,6 @@ fn flushing_subnormals_is_a_known_deviation_under_ftz() {
     assert_eq!(verdict_of(case, &mut wrong, true), Verdict::Failed);
 }
 
-/// A backend that runs the reference's replicas and changes each result.
-struct AlteredReplicas<F: Fn(&Literal) -> Literal> {
-    alter: F,
-}
-
-impl<F: Fn(&Literal) -> Literal> Backend for AlteredReplicas<F> {
-    fn describe(&self) -> String {
-        "altered reference, per replica".into()
-    }
-    fn run(&mut self, case: &Case) -> Reply {
-        match run_case(case, &Reference, &RunOptions::default()).per_replica {
-            Some(values) => Reply::PerReplica(values.iter().map(&self.alter).collect()),
-            None => Reply::Error("not a multi-replica case".into()),
-        }
-    }
-}
-
 #[test]
 fn flushing_subnormals_explains_multi_replica_programs_under_ftz() {
     // CrossReplicaSum over two replicas: 1e-40 + 0 and 5 + 1.
@@ -164,9 +152,9 @@ fn flushing_subnormals_explains_multi_replica_programs_under_ftz() {
         "replica_args": [[{"shape": "f32[2]", "value": [1e-40, 5]}], [{"shape": "f32[2]", "value": [0, 1]}]],
         "expected_per_replica": [{"shape": "f32[2]", "value": [1e-40, 6]}, {"shape": "f32[2]", "value": [1e-40, 6]}]
     });
-    let mut flushing = AlteredReplicas { alter: flush_subnormals };
+    let mut flushing = Altered { alter: flush_subnormals };
     assert_eq!(verdict_of(case.clone(), &mut flushing, false), Verdict::Failed);
     assert_eq!(verdict_of(case.clone(), &mut flushing, true), Verdict::KnownDeviation);
-    let mut wrong = AlteredReplicas { alter: |_: &Literal| Literal::Array(ArrayLiteral::new(vec![2], Data::F32(vec![0.0, 7.0]))) };
+    let mut wrong = Altered { alter: |_: &Literal| Literal::Array(ArrayLiteral::new(vec![2], Data::F32(vec![0.0, 7.0]))) };
     assert_eq!(verdict_of(case, &mut wrong, true), Verdict::Failed);
 }
