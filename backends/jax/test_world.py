@@ -87,5 +87,19 @@ class WorldTranslation(unittest.TestCase):
                  "shape": "f32[2]"}]))
 
 
+class DynamicResultSizes(unittest.TestCase):
+    def test_sizes_outside_the_bound_are_refused_before_the_transfer(self):
+        try:
+            import worker
+        except ImportError:
+            self.skipTest("needs jax")
+        shape = parse_shape("(f32[2,<=3], f32[<=4])")
+        worker.check_sizes(shape, [(0, 1), (1, 0)], [0, 4])
+        worker.check_sizes(shape, [(0, 1), (1, 0)], [3, 0])
+        for sizes in ([4, 0], [0, -1], [-2, 2]):
+            with self.assertRaises(Reject):
+                worker.check_sizes(shape, [(0, 1), (1, 0)], sizes)
+
+
 if __name__ == "__main__":
     unittest.main()

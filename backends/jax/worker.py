@@ -61,6 +61,18 @@ def array_leaves(shape, out):
     return out
 
 
+def check_sizes(shape, dynamic, sizes):
+    """Refuses a result whose dynamic sizes, as XLA reports them, lie
+    outside [0, bound] (SetDimensionSize of such a size is
+    implementation-defined; XLA CPU does not check it)."""
+    shapes = array_leaves(shape, [])
+    for (k, d), size in zip(dynamic, sizes):
+        bound = shapes[k][2][d]
+        if not 0 <= int(size) <= bound:
+            raise Reject(f"XLA reports a dynamic size of {int(size)} for a dimension bounded by {int(bound)}; "
+                         "the result is not transferred")
+
+
 def result_leaves(flat, shape, sizes):
     """The result's array leaves from XLA's output buffers. A leaf with
     bounded dynamic dimensions is cut to its sizes (the s32 scalars the entry
@@ -150,8 +162,13 @@ def run(req):
     bufs = [replicated([vals[i] for vals in per_replica], devices) for i in range(len(leaf_shapes))]
     out = exe.execute_sharded(bufs).disassemble_into_single_device_arrays()
     values = []
+    n_leaves = len(out) - len(m.dynamic_sizes)
     for r in range(replicas):
-        flat = result_leaves([np.asarray(o[r]) for o in out], result, m.dynamic_sizes)
+        # The sizes first: with a size beyond its bound XLA's buffer carries
+        # a garbage shape (seen: 2.4 TiB), which must not be transferred.
+        sizes = [np.asarray(o[r]) for o in out[n_leaves:]]
+        check_sizes(result, m.dynamic_sizes, sizes)
+        flat = result_leaves([np.asarray(o[r]) for o in out[:n_leaves]] + sizes, result, m.dynamic_sizes)
         values.append(write_typed(result, rebuild(result, flat)))
     if replicas > 1:
         return {"per_replica": values}
