@@ -162,6 +162,11 @@ pub trait FFloat: Copy + Default + Send + Sync + 'static {
     /// The quiet bit of a NaN, for the types whose signaling NaNs reach
     /// Pow (see [`pow`]); None where widening quiets them (f16, f8).
     const POW_QUIET_BIT: Option<u64> = None;
+    /// Exp of every element: in the wide type, rounded once, except where
+    /// a type has a faster whole-array kernel (f32).
+    fn exp_all(v: &[Self]) -> Vec<Self> {
+        crate::par::map_heavy(v, |x| Self::down(x.up().exp()))
+    }
 }
 
 /// Pow: the platform's `pow` in the wide type, with a signaling NaN
@@ -182,6 +187,9 @@ pub fn pow<T: FFloat>(x: T, y: T) -> T {
 
 impl FFloat for f32 {
     const POW_QUIET_BIT: Option<u64> = Some(1 << 22);
+    fn exp_all(v: &[f32]) -> Vec<f32> {
+        super::exp::exp_f32_all(v)
+    }
     type W = f32;
     const WIDTH: u32 = 32;
     #[inline(always)]

@@ -288,7 +288,7 @@ fn float_unary<T: FFloat + xlaref_reference::literal::Stored>(op: UnaryOp, v: &[
         Sqrt => par::map(v, f!(Wide::sqrt)),
         Rsqrt => par::map(v, f!(|x: T::W| T::W::ONE / x.sqrt())),
         Cbrt => par::map_heavy(v, f!(Wide::cbrt)),
-        Exp => par::map_heavy(v, f!(Wide::exp)),
+        Exp => T::exp_all(v),
         Expm1 => par::map_heavy(v, f!(Wide::exp_m1)),
         Log => par::map_heavy(v, f!(Wide::ln)),
         Log1p => par::map_heavy(v, f!(Wide::ln_1p)),
