@@ -76,6 +76,11 @@ def workloads():
     yield "transpose-heads", lambda x: jnp.transpose(x, (0, 2, 1, 3)), (heads,), gb(2 * 4 * heads.size)
     plane = jnp.asarray(rng.integers(0, 256, (4096, 4096), dtype=np.uint8))
     yield "transpose-u8", lambda x: x.T.copy(), (plane,), gb(2 * 4096 * 4096)
+    positive = (big + 1.0) * 1.75 + 0.5
+    uniform = jnp.asarray(rng.uniform(-1, 1, 1 << 24).astype(np.float32))
+    yield "log", jnp.log, (positive,), gb(2 * 4 * (1 << 24))
+    yield "tanh", jnp.tanh, (uniform,), gb(2 * 4 * (1 << 24))
+    yield "logistic", jax.nn.sigmoid, (uniform,), gb(2 * 4 * (1 << 24))
 
 
 def main():

@@ -143,6 +143,25 @@ fn elementwise(op: &str, binary: bool, n: usize) -> Result<Instance, String> {
     } else {
         (vec![("a", s)], json!(["a"]), vec![f32_array(vec![n as i64], 1)])
     };
+    elementwise_instance(op, binary, n, params, operands, args)
+}
+
+/// A unary op on values in [0.5, 4): inside the domain of Log (the other
+/// workloads' values lie in [-1, 1)).
+fn positive_elementwise(op: &str, n: usize) -> Result<Instance, String> {
+    let values = values(n, 1).into_iter().map(|v| (v + 1.0) * 1.75 + 0.5).collect();
+    let args = vec![ArrayLiteral::from_vec(vec![n as i64], values).into()];
+    elementwise_instance(op, false, n, vec![("a", dims_text("f32", &[n as i64]))], json!(["a"]), args)
+}
+
+fn elementwise_instance(
+    op: &str,
+    binary: bool,
+    n: usize,
+    params: Vec<(&str, String)>,
+    operands: Value,
+    args: Vec<Literal>,
+) -> Result<Instance, String> {
     let m = module(&params, json!([{"name": "r", "op": op, "operands": operands}]), json!({}))?;
     let bytes = 4.0 * n as f64 * if binary { 3.0 } else { 2.0 };
     Ok(Instance { shape: format!("f32[{n}]"), module: m, args, work: Work::Bytes(bytes) })
@@ -436,6 +455,37 @@ pub fn specs() -> Vec<Spec> {
             build: transpose_u8,
             reference_cost: square,
             xla: "0.51 GB/s",
+        },
+        // More f32 transcendentals, as `exp` (16M elements).
+        Spec {
+            name: "log",
+            op: "log",
+            full: 16 * m,
+            quick: m,
+            reference_max: m,
+            build: |n| positive_elementwise("Log", n),
+            reference_cost: linear,
+            xla: "6.1 GB/s",
+        },
+        Spec {
+            name: "tanh",
+            op: "tanh",
+            full: 16 * m,
+            quick: m,
+            reference_max: m,
+            build: |n| elementwise("Tanh", false, n),
+            reference_cost: linear,
+            xla: "6.3 GB/s",
+        },
+        Spec {
+            name: "logistic",
+            op: "logistic",
+            full: 16 * m,
+            quick: m,
+            reference_max: m,
+            build: |n| elementwise("Logistic", false, n),
+            reference_cost: linear,
+            xla: "6.3 GB/s",
         },
     ]
 }

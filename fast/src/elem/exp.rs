@@ -48,7 +48,15 @@ const TAYLOR: [f64; 13] = [
 #[inline(always)]
 pub fn exp_f32(x: f32) -> f32 {
     // `clamp` returns a NaN argument unchanged.
-    let x = (x as f64).clamp(LOWEST, HIGHEST);
+    exp_f64_near((x as f64).clamp(LOWEST, HIGHEST)) as f32
+}
+
+/// `e^x` in f64, within a few f64 ulps, for `x` in [-700, 700] (or NaN),
+/// where `2^k` below is a normal f64. Branch-free: the f64 core of the f32
+/// functions built on `e^x` (Exp, and Expm1, Tanh and Logistic in
+/// `elem::f32_math`).
+#[inline(always)]
+pub(crate) fn exp_f64_near(x: f64) -> f64 {
     let shifted = x.mul_add(std::f64::consts::LOG2_E, ROUND_TO_INTEGER);
     let k = shifted - ROUND_TO_INTEGER;
     let r = (-k).mul_add(std::f64::consts::LN_2, x);
@@ -57,10 +65,10 @@ pub fn exp_f32(x: f32) -> f32 {
         p = p.mul_add(r, c);
     }
     // The low bits of `shifted` are `2^51 + k`; shifted into the exponent
-    // field with the bias added, they give `2^k` (|k| < 160, so the sum is
-    // in (0, 2048)).
+    // field with the bias added, they give `2^k` (|k| <= 1010, so the sum
+    // is in (0, 2048)).
     let two_to_k = f64::from_bits(shifted.to_bits().wrapping_add(1023) << 52);
-    (p * two_to_k) as f32
+    p * two_to_k
 }
 
 /// f32 Exp of a whole array: sixteen f32 lanes at a time where the CPU has

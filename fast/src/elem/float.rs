@@ -2,7 +2,9 @@
 //! narrow types (f16, bf16, f8) computed in f32 and rounded once, as XLA CPU
 //! does. Transcendental functions come from the platform's libm through
 //! `std` (the reference uses its own; differences are a few ulp), except
-//! f32 exp (the engine's own, vectorizable) and f32 tanh (computed in f64).
+//! the f32 functions that have the engine's own vectorizable evaluation:
+//! Exp (`elem::exp`), Log, Log1p, Expm1, Tanh and Logistic
+//! (`elem::f32_math`).
 
 use half::{bf16, f16};
 use std::ops::{Add, Div, Mul, Neg, Sub};
@@ -16,8 +18,6 @@ pub trait Wide:
     const ZERO: Self;
     const ONE: Self;
     fn to_f64(self) -> f64;
-    /// Rounded to nearest.
-    fn from_f64(x: f64) -> Self;
     fn is_nan(self) -> bool;
     fn is_sign_negative(self) -> bool;
     fn exp(self) -> Self;
@@ -30,6 +30,8 @@ pub trait Wide:
     fn cos(self) -> Self;
     fn tan(self) -> Self;
     fn tanh(self) -> Self;
+    /// `1/(1 + e^-x)`.
+    fn logistic(self) -> Self;
     fn floor(self) -> Self;
     fn ceil(self) -> Self;
     fn round(self) -> Self;
@@ -43,17 +45,13 @@ pub trait Wide:
 }
 
 macro_rules! wide {
-    ($t:ty, $erf:path, $exp:path, $tanh:path) => {
+    ($t:ty, erf: $erf:path, exp: $exp:path, exp_m1: $exp_m1:path, ln: $ln:path, ln_1p: $ln_1p:path, tanh: $tanh:path, logistic: $logistic:path) => {
         impl Wide for $t {
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
             #[inline(always)]
             fn to_f64(self) -> f64 {
                 self as f64
-            }
-            #[inline(always)]
-            fn from_f64(x: f64) -> Self {
-                x as $t
             }
             #[inline(always)]
             fn is_nan(self) -> bool {
@@ -67,14 +65,17 @@ macro_rules! wide {
             fn exp(self) -> Self {
                 $exp(self)
             }
+            #[inline(always)]
             fn exp_m1(self) -> Self {
-                <$t>::exp_m1(self)
+                $exp_m1(self)
             }
+            #[inline(always)]
             fn ln(self) -> Self {
-                <$t>::ln(self)
+                $ln(self)
             }
+            #[inline(always)]
             fn ln_1p(self) -> Self {
-                <$t>::ln_1p(self)
+                $ln_1p(self)
             }
             #[inline(always)]
             fn sqrt(self) -> Self {
@@ -92,8 +93,13 @@ macro_rules! wide {
             fn tan(self) -> Self {
                 <$t>::tan(self)
             }
+            #[inline(always)]
             fn tanh(self) -> Self {
                 $tanh(self)
+            }
+            #[inline(always)]
+            fn logistic(self) -> Self {
+                $logistic(self)
             }
             #[inline(always)]
             fn floor(self) -> Self {
@@ -137,18 +143,33 @@ macro_rules! wide {
 
 // `std` has no erf; the fast engine takes it from `libm` (single precision
 // for f32, so it is not the reference's f64-then-round computation). The
-// f32 exp is the engine's own, so that Exp loops vectorize.
-wide!(f32, libm::erff, super::exp::exp_f32, tanh_f32);
-wide!(f64, libm::erf, f64::exp, f64::tanh);
+// f32 Exp, Expm1, Log, Log1p, Tanh and Logistic are the engine's own, in f64
+// rounded once, so that their loops vectorize. (glibc's `tanhf` 2.36 would
+// not do anyway: it is 2 ulps off for about 1 input in 200 in [-3, 3], e.g.
+// tanh(0.47913694) gives 0x3ee41f6b where the rounded value is 0x3ee41f69;
+// found by the campaign, seed 77.)
+wide!(
+    f32,
+    erf: libm::erff,
+    exp: super::exp::exp_f32,
+    exp_m1: super::f32_math::exp_m1_f32,
+    ln: super::f32_math::ln_f32,
+    ln_1p: super::f32_math::ln_1p_f32,
+    tanh: super::f32_math::tanh_f32,
+    logistic: super::f32_math::logistic_f32
+);
+wide!(f64, erf: libm::erf, exp: f64::exp, exp_m1: f64::exp_m1, ln: f64::ln, ln_1p: f64::ln_1p, tanh: f64::tanh, logistic: logistic_f64);
 
-/// tanh of an f32 computed in f64 and rounded once. glibc's `tanhf` (2.36)
-/// is 2 ulps off for about 1 input in 200 in [-3, 3] (tanh(0.47913694)
-/// gives 0x3ee41f6b where the rounded value is 0x3ee41f69; found by the
-/// campaign, seed 77), beyond the tolerance model's one ulp; the other f32
-/// functions of the platform's libm were within one ulp on the same
-/// sample.
-fn tanh_f32(x: f32) -> f32 {
-    (x as f64).tanh() as f32
+/// Logistic in f64: `1/(1 + e^-x)`; where `1 + e^-x` overflows (x < -709),
+/// `e^x/(1 + e^x)`, long before the result underflows.
+fn logistic_f64(x: f64) -> f64 {
+    let d = 1.0 + (-x).exp();
+    if d.is_finite() {
+        1.0 / d
+    } else {
+        let e = x.exp();
+        e / (1.0 + e)
+    }
 }
 
 /// A real float storage type and its arithmetic type.

@@ -4,6 +4,7 @@
 pub mod complex;
 pub mod convert;
 pub mod exp;
+pub mod f32_math;
 pub mod f8;
 pub mod float;
 pub mod int;

@@ -292,23 +292,10 @@ fn float_unary<T: FFloat + xlaref_reference::literal::Stored>(op: UnaryOp, v: &[
         Expm1 => par::map_heavy(v, f!(Wide::exp_m1)),
         Log => par::map_heavy(v, f!(Wide::ln)),
         Log1p => par::map_heavy(v, f!(Wide::ln_1p)),
-        // In f64, rounded once: composed in f32, `1 / (1 + e^-x)` is 2
-        // ulps off near 0.5 (found by the campaign, logistic(-0.00055)).
-        // Where 1 + e^-x overflows (x < -709), e^x / (1 + e^x): long
-        // before the result underflows.
-        Logistic => par::map_heavy(
-            v,
-            f!(|x: T::W| {
-                let x = x.to_f64();
-                let d = 1.0 + (-x).exp();
-                T::W::from_f64(if d.is_finite() {
-                    1.0 / d
-                } else {
-                    let e = x.exp();
-                    e / (1.0 + e)
-                })
-            }),
-        ),
+        // In f64, rounded once (elem::f32_math for f32 and narrower):
+        // composed in f32, `1 / (1 + e^-x)` is 2 ulps off near 0.5 (found by
+        // the campaign, logistic(-0.00055)).
+        Logistic => par::map_heavy(v, f!(Wide::logistic)),
         Sin => par::map_heavy(v, f!(Wide::sin)),
         Cos => par::map_heavy(v, f!(Wide::cos)),
         Tan => par::map_heavy(v, f!(Wide::tan)),
