@@ -81,6 +81,7 @@ def workloads():
     yield "log", jnp.log, (positive,), gb(2 * 4 * (1 << 24))
     yield "tanh", jnp.tanh, (uniform,), gb(2 * 4 * (1 << 24))
     yield "logistic", jax.nn.sigmoid, (uniform,), gb(2 * 4 * (1 << 24))
+    yield "sin", jnp.sin, (uniform,), gb(2 * 4 * (1 << 24))
 
 
 def main():

@@ -206,6 +206,37 @@ fn map_with<A: Copy + Sync, T: Send>(a: &[A], f: impl Fn(A) -> T + Sync, streami
     })
 }
 
+/// [`map_heavy`] for a vectorized `f` that holds on part of the domain:
+/// `patch(x)` gives the result where it does not (None elsewhere). It runs
+/// over each block of [`PATCH_BLOCK`] results right after `f`, while they
+/// are in L1.
+pub fn map_heavy_patched<A: Copy + Sync, T: Send>(a: &[A], f: impl Fn(A) -> T + Sync, patch: impl Fn(A) -> Option<T> + Sync) -> Vec<T> {
+    build(a.len(), |start, chunk| {
+        for (b, block) in chunk.chunks_mut(PATCH_BLOCK).enumerate() {
+            let from = start + b * PATCH_BLOCK;
+            let input = &a[from..from + block.len()];
+            simd(
+                #[inline(always)]
+                || {
+                    for (o, &x) in block.iter_mut().zip(input) {
+                        o.write(f(x));
+                    }
+                },
+            );
+            for (o, &x) in block.iter_mut().zip(input) {
+                if let Some(y) = patch(x) {
+                    // Overwriting a `MaybeUninit` does not drop `f`'s value
+                    // (a float for every caller; a leak would be safe).
+                    o.write(y);
+                }
+            }
+        }
+    })
+}
+
+/// Results per block of [`map_heavy_patched`]: 4 KiB of f32.
+const PATCH_BLOCK: usize = 1024;
+
 /// `out[i] = f(a[i], b[i])`, in parallel and vectorized.
 pub fn zip<A: Copy + Sync, B: Copy + Sync, T: Send>(a: &[A], b: &[B], f: impl Fn(A, B) -> T + Sync) -> Vec<T> {
     let n = a.len().min(b.len());
@@ -269,6 +300,20 @@ mod tests {
             let b: Vec<u32> = (0..n as u32).map(|x| x * 3).collect();
             assert_eq!(zip(&a, &b, |x, y| x + y), (0..n as u32).map(|x| 4 * x).collect::<Vec<_>>(), "n = {n}");
             assert_eq!(map(&a, |x| x ^ 1), (0..n as u32).map(|x| x ^ 1).collect::<Vec<_>>());
+        }
+    }
+
+    /// Every element is `f`'s or, where `patch` answers, the patch's: in
+    /// every block, at block edges, and across parallel chunks.
+    #[test]
+    fn map_heavy_patched_patches_exactly_where_asked() {
+        for n in [0, 1, PATCH_BLOCK - 1, PATCH_BLOCK, PATCH_BLOCK + 1, 3 * PATCH_BLOCK + 5, PARALLEL_THRESHOLD + 3] {
+            let a: Vec<u32> = (0..n as u32).collect();
+            let got =
+                map_heavy_patched(&a, |x| x * 2, |x| (x % 7 == 3 || (x as usize).is_multiple_of(PATCH_BLOCK)).then_some(u32::MAX - x));
+            let want: Vec<u32> =
+                a.iter().map(|&x| if x % 7 == 3 || (x as usize).is_multiple_of(PATCH_BLOCK) { u32::MAX - x } else { x * 2 }).collect();
+            assert!(got == want, "n = {n}");
         }
     }
 

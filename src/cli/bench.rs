@@ -487,6 +487,16 @@ pub fn specs() -> Vec<Spec> {
             reference_cost: linear,
             xla: "6.3 GB/s",
         },
+        Spec {
+            name: "sin",
+            op: "sin",
+            full: 16 * m,
+            quick: m,
+            reference_max: m,
+            build: |n| elementwise("Sin", false, n),
+            reference_cost: linear,
+            xla: "2.3 GB/s",
+        },
     ]
 }
 

@@ -3,8 +3,8 @@
 //! does. Transcendental functions come from the platform's libm through
 //! `std` (the reference uses its own; differences are a few ulp), except
 //! the f32 functions that have the engine's own vectorizable evaluation:
-//! Exp (`elem::exp`), Log, Log1p, Expm1, Tanh and Logistic
-//! (`elem::f32_math`).
+//! Exp (`elem::exp`), Log, Log1p, Expm1, Tanh, Logistic, and Sin, Cos and
+//! Tan below 2^20 in magnitude (`elem::f32_math`).
 
 use half::{bf16, f16};
 use std::ops::{Add, Div, Mul, Neg, Sub};
@@ -29,6 +29,12 @@ pub trait Wide:
     fn sin(self) -> Self;
     fn cos(self) -> Self;
     fn tan(self) -> Self;
+    /// Sin, Cos and Tan for `|x| < TRIG_NEAR`, vectorizable (elsewhere
+    /// unspecified: the callers take `sin`, `cos`, `tan` there).
+    fn sin_near(self) -> Self;
+    fn cos_near(self) -> Self;
+    fn tan_near(self) -> Self;
+    const TRIG_NEAR: Self;
     fn tanh(self) -> Self;
     /// `1/(1 + e^-x)`.
     fn logistic(self) -> Self;
@@ -45,8 +51,31 @@ pub trait Wide:
 }
 
 macro_rules! wide {
-    ($t:ty, erf: $erf:path, exp: $exp:path, exp_m1: $exp_m1:path, ln: $ln:path, ln_1p: $ln_1p:path, tanh: $tanh:path, logistic: $logistic:path) => {
+    (
+        $t:ty,
+        erf: $erf:path,
+        exp: $exp:path,
+        exp_m1: $exp_m1:path,
+        ln: $ln:path,
+        ln_1p: $ln_1p:path,
+        tanh: $tanh:path,
+        logistic: $logistic:path,
+        trig_near: ($sin:path, $cos:path, $tan:path, $bound:expr)
+    ) => {
         impl Wide for $t {
+            const TRIG_NEAR: Self = $bound;
+            #[inline(always)]
+            fn sin_near(self) -> Self {
+                $sin(self)
+            }
+            #[inline(always)]
+            fn cos_near(self) -> Self {
+                $cos(self)
+            }
+            #[inline(always)]
+            fn tan_near(self) -> Self {
+                $tan(self)
+            }
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
             #[inline(always)]
@@ -156,9 +185,20 @@ wide!(
     ln: super::f32_math::ln_f32,
     ln_1p: super::f32_math::ln_1p_f32,
     tanh: super::f32_math::tanh_f32,
-    logistic: super::f32_math::logistic_f32
+    logistic: super::f32_math::logistic_f32,
+    trig_near: (super::f32_math::sin_near_f32, super::f32_math::cos_near_f32, super::f32_math::tan_near_f32, super::f32_math::TRIG_NEAR)
 );
-wide!(f64, erf: libm::erf, exp: f64::exp, exp_m1: f64::exp_m1, ln: f64::ln, ln_1p: f64::ln_1p, tanh: f64::tanh, logistic: logistic_f64);
+wide!(
+    f64,
+    erf: libm::erf,
+    exp: f64::exp,
+    exp_m1: f64::exp_m1,
+    ln: f64::ln,
+    ln_1p: f64::ln_1p,
+    tanh: f64::tanh,
+    logistic: logistic_f64,
+    trig_near: (f64::sin, f64::cos, f64::tan, f64::INFINITY)
+);
 
 /// Logistic in f64: `1/(1 + e^-x)`; where `1 + e^-x` overflows (x < -709),
 /// `e^x/(1 + e^x)`, long before the result underflows.

@@ -296,9 +296,9 @@ fn float_unary<T: FFloat + xlaref_reference::literal::Stored>(op: UnaryOp, v: &[
         // composed in f32, `1 / (1 + e^-x)` is 2 ulps off near 0.5 (found by
         // the campaign, logistic(-0.00055)).
         Logistic => par::map_heavy(v, f!(Wide::logistic)),
-        Sin => par::map_heavy(v, f!(Wide::sin)),
-        Cos => par::map_heavy(v, f!(Wide::cos)),
-        Tan => par::map_heavy(v, f!(Wide::tan)),
+        Sin => trig(v, Wide::sin_near, Wide::sin),
+        Cos => trig(v, Wide::cos_near, Wide::cos),
+        Tan => trig(v, Wide::tan_near, Wide::tan),
         Tanh => par::map_heavy(v, f!(Wide::tanh)),
         Erf => par::map_heavy(v, f!(Wide::erf)),
         Real | Conj => v.to_vec(),
@@ -306,6 +306,21 @@ fn float_unary<T: FFloat + xlaref_reference::literal::Stored>(op: UnaryOp, v: &[
         _ => return Err(bad("integer op on floats")),
     };
     Ok(T::wrap(out))
+}
+
+/// Sin, Cos or Tan: the vectorized `near` form, and `far` (the platform's
+/// libm) where `|x|` is not below `Wide::TRIG_NEAR` (or is NaN), patched in
+/// while the block is in L1.
+fn trig<T: FFloat>(v: &[T], near: impl Fn(T::W) -> T::W + Sync, far: impl Fn(T::W) -> T::W + Sync) -> Vec<T> {
+    let bound = T::W::TRIG_NEAR;
+    par::map_heavy_patched(
+        v,
+        move |x| T::down(near(x.up())),
+        move |x| {
+            let w = x.up();
+            (!(w < bound && w > -bound)).then(|| T::down(far(w)))
+        },
+    )
 }
 
 fn complex_unary<P: Copy + Sync + Send>(
