@@ -419,7 +419,7 @@ pub fn specs() -> Vec<Spec> {
             op: "gather",
             full: m,
             quick: 1 << 16,
-            reference_max: 1 << 16,
+            reference_max: m,
             build: gather,
             reference_cost: linear,
             xla: "1.0 ms",
