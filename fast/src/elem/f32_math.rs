@@ -206,20 +206,8 @@ pub fn tan_near_f32(x: f32) -> f32 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::f32_ulps as ulps;
     use super::*;
-
-    /// Distance in f32 ulps (ordered bit patterns), both finite or equal.
-    fn ulps(a: f32, b: f32) -> u64 {
-        let key = |v: f32| {
-            let b = v.to_bits() as i64;
-            if b < 0x8000_0000 {
-                b
-            } else {
-                0x8000_0000 - b
-            }
-        };
-        (key(a) - key(b)).unsigned_abs()
-    }
 
     /// The functions and their reference: the f64 function of `std`,
     /// rounded once (the reference engine evaluates in f64 too).

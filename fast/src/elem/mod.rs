@@ -8,3 +8,18 @@ pub mod f32_math;
 pub mod f8;
 pub mod float;
 pub mod int;
+
+/// Distance in f32 ulps between two values (ordered bit patterns, where -0
+/// and +0 coincide), for the tests of the f32 functions.
+#[cfg(test)]
+pub(crate) fn f32_ulps(a: f32, b: f32) -> u64 {
+    let key = |v: f32| {
+        let b = v.to_bits() as i64;
+        if b < 0x8000_0000 {
+            b
+        } else {
+            0x8000_0000 - b
+        }
+    };
+    (key(a) - key(b)).unsigned_abs()
+}
