@@ -20,11 +20,17 @@
 //! in L1 between two tiles: with a power-of-two row length the `L` rows of
 //! a tile fall on one cache set, which holds only 8 of them.
 //!
-//! Tiles are walked in square blocks (about 1 KiB of a row on each side, so
-//! a block's input and output fit in L2), and the blocks are the parallel
-//! tasks. A large output is written with streaming stores, which skip
-//! reading each output line before writing it: a third less memory traffic,
-//! and the output would not fit in cache anyway.
+//! Tiles are walked in wide blocks, which are the parallel tasks: one row
+//! of tiles across up to 16 KiB of the input's rows, so that each of the
+//! tile's `L` input rows is read as one long sequential stream (the tile's
+//! loads also prefetch 1 KiB ahead in each row, further than the L2
+//! prefetcher goes for that many streams). Short input rows take more rows
+//! of tiles per block, up to 64 KiB. Square blocks of 1 KiB a side, read
+//! as `L` streams of 1 KiB each, were 12-14% slower on 4096² f32 and
+//! 256³ f32 (AMD EPYC, docs/performance.md). A large output is written with
+//! streaming stores, which skip reading each output line before writing
+//! it: a third less memory traffic, and the output would not fit in cache
+//! anyway.
 
 use std::mem::size_of;
 use std::ops::Range;
@@ -37,8 +43,12 @@ use crate::par;
 
 /// Bytes of a cache line: one tile row.
 const LINE: usize = 64;
-/// A block's side, in bytes of one of its rows.
-const BLOCK_BYTES: usize = 1024;
+/// A block's width, in bytes of one of its input rows.
+const BAND_BYTES: usize = 16 << 10;
+/// A block is one row of tiles high, or as many (a power of two) as make
+/// this many bytes of input when its rows are short: smaller blocks cost
+/// more in task hand-outs and in fences for their streaming stores.
+const MIN_BLOCK_BYTES: usize = 64 << 10;
 /// Outputs of at least this many bytes are written with streaming stores.
 const STREAM_BYTES: usize = 8 << 20;
 /// Elements per parallel task, at least (small matrices are grouped).
@@ -250,25 +260,32 @@ fn permute_into<T: Copy + Send + Sync>(src: &[T], plan: &Plan, dst: OutPtr<T>, s
     }
     let size = size_of::<T>();
     let tile = choose_tile(size, dst.0.cast_const().cast(), rows, std::mem::size_of_val(src), stream_bytes);
-    // A multiple of the tile's side, so blocks start on the tile grid.
-    let side = (BLOCK_BYTES / size).max(tile.side()) / tile.side() * tile.side();
-    let (row_blocks, col_blocks) = (rows.div_ceil(side), cols.div_ceil(side));
+    // Blocks start on the tile grid: `width` columns, and as many rows of
+    // tiles as make MIN_BLOCK_BYTES when the input's rows are short.
+    let width = (BAND_BYTES / size).max(tile.side()) / tile.side() * tile.side();
+    let band = tile.side() * width.min(cols) * size;
+    let side = tile.side() * (MIN_BLOCK_BYTES / band).max(1).next_power_of_two();
+    let (row_blocks, col_blocks) = (rows.div_ceil(side), cols.div_ceil(width));
     let blocks_per_matrix = row_blocks * col_blocks;
     let blocks = plan.count() * blocks_per_matrix;
-    let block_elements = (rows * cols).min(side * side);
+    let block_elements = rows.min(side) * cols.min(width);
     let per_task = (TASK_ELEMENTS / block_elements).max(1);
     let run_blocks = |scratch: &mut Vec<T>, task: usize| {
         for b in task * per_task..((task + 1) * per_task).min(blocks) {
             let (m, rb, cb) = (b / blocks_per_matrix, (b % blocks_per_matrix) / col_blocks, b % col_blocks);
             let (from, to) = plan.offsets(m);
             let r = rb * side..((rb + 1) * side).min(rows);
-            let c = cb * side..((cb + 1) * side).min(cols);
+            let c = cb * width..((cb + 1) * width).min(cols);
             let block = Block { src: &src[from..], ss: plan.ss, ds: plan.ds, r, c };
             // SAFETY: the plan maps the matrices' elements one to one onto
             // the `n` output elements; this block writes the outputs of its
             // own rows `r` and columns `c` of matrix `m`, which no other
             // block writes.
             unsafe { block.transpose(dst.at(to), tile, scratch) };
+        }
+        #[cfg(target_arch = "x86_64")]
+        if matches!(tile, Tile::Avx512 { stream: true, .. }) {
+            x86::store_fence();
         }
     };
     let tasks = blocks.div_ceil(per_task);
@@ -371,9 +388,10 @@ mod tests {
             .collect()
     }
 
-    /// Shapes at the tile sides (2..64 elements) and block sides (16..1024)
-    /// of every element size, ± 1, and a few odd and narrow ones.
-    const SHAPES: [(usize, usize, usize); 20] = [
+    /// Shapes at the tile sides (2..64 elements) and block sides (rows of
+    /// 16..1024 elements, block widths of 1024..16384) of every element
+    /// size, ± 1, and a few odd and narrow ones.
+    const SHAPES: [(usize, usize, usize); 23] = [
         (1, 0, 5),
         (3, 5, 0),
         (1, 1, 1),
@@ -396,6 +414,11 @@ mod tests {
         (1, 200, 16),
         (1, 16, 200),
         (2, 70, 40),
+        // Rows wider than a block (BAND_BYTES) for 16-, 4- and 1-byte
+        // elements: several blocks across, the last one ragged.
+        (2, 5, 1030),
+        (1, 17, 4100),
+        (1, 65, 16390),
     ];
 
     /// A batch of row-major matrix transposes through the plan kernel.
