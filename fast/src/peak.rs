@@ -1,5 +1,6 @@
-//! The machine's f32 multiply-add throughput, measured: the ceiling a GEMM
-//! can reach, against which `xlaref bench` reports Dot. The cloud hosts this
+//! The machine's f32 multiply-add throughput and memory bandwidth,
+//! measured: the ceilings a GEMM and a memory-bound op can reach, against
+//! which `xlaref bench` reports Dot and the element-wise workloads. The cloud hosts this
 //! project runs on change their clock from day to day (the same binary has
 //! measured 220 and 414 GFLOP/s on Dot), so a GFLOP/s figure means little
 //! without the peak measured in the same run.
@@ -59,6 +60,40 @@ fn scalar_chains(steps: usize) -> f32 {
 const A: f32 = 1.000_000_1;
 const B: f32 = 0.999_999_9;
 
+/// Bytes of each buffer of the copy probe: far beyond the caches.
+const COPY_BYTES: usize = 64 << 20;
+
+/// The machine's memory bandwidth as it is now, in GB/s of bytes read plus
+/// bytes written: the best of five copies of [`COPY_BYTES`] split over
+/// rayon's pool, written as the engine writes large element-wise outputs
+/// ([`crate::stream`]). The ceiling of the memory-bound workloads of
+/// `xlaref bench`, which on these shared hosts moves by 2x within minutes.
+pub fn copy_gbs() -> f64 {
+    use rayon::prelude::*;
+    use std::mem::MaybeUninit;
+    let words = COPY_BYTES / 4;
+    let src = vec![1_u32; words];
+    let mut dst: Vec<MaybeUninit<u32>> = Vec::with_capacity(words);
+    // SAFETY: MaybeUninit needs no initialization.
+    unsafe { dst.set_len(words) };
+    let chunk = words.div_ceil(rayon::current_num_threads().max(1));
+    let mut best = f64::INFINITY;
+    for _ in 0..6 {
+        let started = Instant::now();
+        dst.par_chunks_mut(chunk).zip(src.par_chunks(chunk)).for_each(|(d, s)| {
+            crate::stream::fill(d, true, |offset, part| {
+                for (o, &x) in part.iter_mut().zip(&s[offset..]) {
+                    o.write(x);
+                }
+            })
+        });
+        // The first copy also takes the destination's page faults.
+        best = best.min(started.elapsed().as_secs_f64());
+    }
+    std::hint::black_box(&dst);
+    2.0 * COPY_BYTES as f64 / best / 1e9
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use super::{A, B, CHAINS};
@@ -112,6 +147,12 @@ mod tests {
         let want: f32 = (0..CHAINS).map(|r| (r as f32).mul_add(A, B)).sum::<f32>() * lanes as f32;
         let (_, one_step) = chains(1);
         assert!((one_step - want).abs() <= want * 1e-6, "{one_step} against {want}");
+    }
+
+    #[test]
+    fn the_copy_bandwidth_is_a_positive_rate() {
+        let g = copy_gbs();
+        assert!(g.is_finite() && g > 0.0, "{g}");
     }
 
     #[test]
