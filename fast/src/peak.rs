@@ -1,9 +1,9 @@
 //! The machine's f32 multiply-add throughput and memory bandwidth,
 //! measured: the ceilings a GEMM and a memory-bound op can reach, against
-//! which `xlaref bench` reports Dot and the element-wise workloads. The cloud hosts this
-//! project runs on change their clock from day to day (the same binary has
-//! measured 220 and 414 GFLOP/s on Dot), so a GFLOP/s figure means little
-//! without the peak measured in the same run.
+//! which `xlaref bench` reports Dot and the element-wise workloads. The
+//! cloud hosts this project runs on change their clock from day to day
+//! (the same binary has measured 220 and 414 GFLOP/s on Dot), so a GFLOP/s
+//! figure means little without the peak measured in the same run.
 
 use std::time::Instant;
 
@@ -64,33 +64,22 @@ const B: f32 = 0.999_999_9;
 const COPY_BYTES: usize = 64 << 20;
 
 /// The machine's memory bandwidth as it is now, in GB/s of bytes read plus
-/// bytes written: the best of five copies of [`COPY_BYTES`] split over
-/// rayon's pool, written as the engine writes large element-wise outputs
-/// ([`crate::stream`]). The ceiling of the memory-bound workloads of
-/// `xlaref bench`, which on these shared hosts moves by 2x within minutes.
+/// bytes written: the best of six copies of [`COPY_BYTES`] through
+/// [`crate::par::map`], the engine's own path for large element-wise
+/// outputs (parallel, streaming stores). The ceiling of the memory-bound
+/// workloads of `xlaref bench`, which on these shared hosts moves by 2x
+/// within minutes. Each copy allocates its output as an op does; the CLI's
+/// allocator hands the freed block back, so only the first copy takes page
+/// faults.
 pub fn copy_gbs() -> f64 {
-    use rayon::prelude::*;
-    use std::mem::MaybeUninit;
-    let words = COPY_BYTES / 4;
-    let src = vec![1_u32; words];
-    let mut dst: Vec<MaybeUninit<u32>> = Vec::with_capacity(words);
-    // SAFETY: MaybeUninit needs no initialization.
-    unsafe { dst.set_len(words) };
-    let chunk = words.div_ceil(rayon::current_num_threads().max(1));
+    let src = vec![1_u32; COPY_BYTES / 4];
     let mut best = f64::INFINITY;
     for _ in 0..6 {
         let started = Instant::now();
-        dst.par_chunks_mut(chunk).zip(src.par_chunks(chunk)).for_each(|(d, s)| {
-            crate::stream::fill(d, true, |offset, part| {
-                for (o, &x) in part.iter_mut().zip(&s[offset..]) {
-                    o.write(x);
-                }
-            })
-        });
-        // The first copy also takes the destination's page faults.
+        let copy = crate::par::map(&src, |x| x);
         best = best.min(started.elapsed().as_secs_f64());
+        std::hint::black_box(copy);
     }
-    std::hint::black_box(&dst);
     2.0 * COPY_BYTES as f64 / best / 1e9
 }
 

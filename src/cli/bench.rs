@@ -7,9 +7,9 @@
 //! runs a scaled-down instance when the full one would take too long and
 //! its time is extrapolated by the reference's own cost model (elements,
 //! flops, N² for its DFT, N log N for its sort); such times are marked `~`.
-//! Memory-bound workloads run it at full size: a small instance fits in the
-//! caches and understates the full one's time (Add: 50 ms extrapolated from
-//! 1M elements, 159 ms measured at 16M).
+//! Memory-bound workloads run it at full size, since a small instance fits
+//! in the caches and its time does not scale to the full one. Both engines
+//! are timed warm, as a best of several runs.
 
 use std::time::{Duration, Instant};
 

@@ -57,8 +57,12 @@ pub unsafe fn tiles<T: Copy>(b: &Block<T>, dst: *mut T, stream: bool) {
             // in tiles with every row.
             let edge = Edge { rows, cols, row_bytes: cols * size, col_bytes: rows * size, stream: stream && rows == side };
             let (from, to) = (b.src.as_ptr().add(r0 * b.ss + c0).cast::<u8>(), dst.add(c0 * b.ds + r0).cast::<u8>());
+            let whole = rows == side && cols == side;
+            if whole {
+                prefetch_ahead(from, ss, side);
+            }
             // Whole tiles (nearly all of them) skip the edge's tests.
-            match (size, rows == side && cols == side) {
+            match (size, whole) {
                 (1, true) => tile_byte::<true>(from, ss, to, ds, edge),
                 (1, false) => tile_byte::<false>(from, ss, to, ds, edge),
                 (2, true) => tile_word::<true>(from, ss, to, ds, edge),
@@ -71,6 +75,22 @@ pub unsafe fn tiles<T: Copy>(b: &Block<T>, dst: *mut T, stream: bool) {
                 (_, false) => tile_oword::<false>(from, ss, to, ds, edge),
             }
         }
+    }
+}
+
+/// Prefetches (into L2) the line [`PREFETCH_BYTES`] ahead in each of a
+/// tile's `rows` input rows: the L2 prefetcher does not follow a tile's 16
+/// or more streams that far on its own. Once per row, before the tile
+/// kernel (byte tiles read their rows twice).
+#[inline]
+fn prefetch_ahead(src: *const u8, ss: usize, rows: usize) {
+    for i in 0..rows {
+        // A prefetch never faults, so the address may lie past the matrix
+        // (hence wrapping arithmetic, which makes no claim about it).
+        let ahead = src.wrapping_add(i * ss + PREFETCH_BYTES);
+        // SAFETY: PREFETCHT1 is part of SSE, which every x86_64 CPU has,
+        // and it reads nothing architecturally.
+        unsafe { _mm_prefetch::<_MM_HINT_T1>(ahead.cast()) };
     }
 }
 
@@ -101,12 +121,6 @@ unsafe fn load<const FULL: bool>(src: *const u8, ss: usize, i: usize, e: Edge) -
         return _mm512_setzero_si512();
     }
     let at = src.add(i * ss);
-    if FULL {
-        // The L2 prefetcher does not follow a tile's 16 or more streams
-        // far enough ahead on its own. A prefetch never faults, so the
-        // address may lie past the matrix.
-        _mm_prefetch::<_MM_HINT_T1>(at.wrapping_add(PREFETCH_BYTES).cast());
-    }
     if FULL || e.row_bytes == LINE {
         _mm512_loadu_si512(at.cast())
     } else {
