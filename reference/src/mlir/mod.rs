@@ -18,6 +18,7 @@
 mod attr;
 mod checks;
 mod cursor;
+mod custom;
 mod dense;
 mod func;
 mod ops;

@@ -9,7 +9,7 @@ use super::dense::{self, Dense};
 use super::func::{operands, Ctx, Val};
 use super::syntax::{Op, R};
 use super::types::Ty;
-use super::{checks, ops_region, quote};
+use super::{checks, custom, ops_region, quote};
 
 /// StableHLO/CHLO element-wise unary ops and the document's names.
 const UNARY: [(&str, &str); 45] = [
@@ -297,7 +297,7 @@ pub fn map<'a>(ctx: &mut Ctx<'a>, op: &'a Op<'a>) -> R<()> {
         "all_gather" | "all_to_all" | "collective_permute" | "infeed" | "outfeed" | "send" | "recv" => {
             return ops_region::world(ctx, op, short, names);
         }
-        "custom_call" => return ops_region::custom_call(ctx, op, names),
+        "custom_call" => return custom::custom_call(ctx, op, names),
         _ => return Err(ctx.err(op.at, format!("{} is not an op xlaref reads (docs/stablehlo.md lists the ops)", quote(op.name)))),
     };
     finish(ctx, op, out, doc, names, true)

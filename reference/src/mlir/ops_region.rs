@@ -166,25 +166,6 @@ pub fn world<'a>(ctx: &mut Ctx<'a>, op: &'a Op<'a>, short: &str, names: Vec<Stri
     finish(ctx, op, out, doc, names, true)
 }
 
-/// `custom_call @target(...)`: the document's CustomCall.
-pub fn custom_call<'a>(ctx: &mut Ctx<'a>, op: &'a Op<'a>, names: Vec<String>) -> R<()> {
-    let target = match op.attr("call_target_name") {
-        Some(Attr::Symbol(s)) => s.trim_start_matches('@').trim_matches('"').to_string(),
-        Some(Attr::Str(s)) => s.clone(),
-        _ => return Err(ctx.err(op.at, "custom_call needs a target")),
-    };
-    let shape = match op.result_types.as_slice() {
-        [t] => t.shape(),
-        tys => Ty::Tuple(tys.to_vec()).shape(),
-    };
-    let mut out = Out::new();
-    out.set("target_name", json!(target)).set("shape", json!(shape));
-    if let Some(Attr::Str(s)) = op.attr("backend_config") {
-        out.set("opaque", json!(s));
-    }
-    finish(ctx, op, out, "CustomCall", names, false)
-}
-
 /// `func.call @f(...)` and `composite "name" ... {decomposition = @f}`.
 fn call<'a>(ctx: &mut Ctx<'a>, op: &'a Op<'a>, short: &str) -> R<()> {
     let key = if short == "composite" { "decomposition" } else { "callee" };
