@@ -13,6 +13,7 @@ pub mod literal;
 pub mod numerics;
 pub mod replicas;
 pub mod scalar;
+pub mod stablehlo;
 pub mod types;
 pub mod verify;
 
