@@ -5,12 +5,13 @@ process; with --iree, also compiles each file with IREE for llvm-cpu.
 
     python3 tools/stablehlo_parse.py [--iree] FILE_OR_DIR...
 
-Prints `FAIL path: first line of the error` per failure and ends with
+Prints `FAIL path: first lines of the error` per failure and ends with
 `N passed, M failed`. Exit status: 0 all passed, 1 some failed, 3 the
 needed Python packages are missing (the message says which).
 """
 
 import os
+import subprocess
 import sys
 
 
@@ -30,24 +31,16 @@ def first_lines(e, n=3):
     return " | ".join(lines[:n])
 
 
-def main(argv):
-    iree = "--iree" in argv
-    paths = list(files([a for a in argv if a != "--iree"]))
-    try:
-        from jax._src.interpreters import mlir as jax_mlir
-        from jaxlib.mlir import ir
-    except Exception as e:  # noqa: BLE001 - any import failure means "not available"
-        print(f"jaxlib.mlir is not available ({e}); install jax to parse StableHLO")
-        return 3
+def worker(iree):
+    """Reads paths from stdin, answers `OK` or `FAIL: message` per path."""
+    from jax._src.interpreters import mlir as jax_mlir
+    from jaxlib.mlir import ir
+
     compile_str = None
     if iree:
-        try:
-            from iree.compiler import compile_str
-        except Exception as e:  # noqa: BLE001
-            print(f"iree.compiler is not available ({e}); install iree-base-compiler to compile")
-            return 3
-    passed = failed = 0
-    for path in paths:
+        from iree.compiler import compile_str
+    for line in sys.stdin:
+        path = line.rstrip("\n")
         with open(path) as f:
             text = f.read()
         try:
@@ -55,12 +48,54 @@ def main(argv):
                 compile_str(text, target_backends=["llvm-cpu"], input_type="stablehlo")
             else:
                 # A fresh context per file: one bad file cannot poison the rest.
-                ctx = jax_mlir.make_ir_context()
-                ir.Module.parse(text, ctx)
-            passed += 1
+                ir.Module.parse(text, jax_mlir.make_ir_context())
+            print("OK", flush=True)
         except Exception as e:  # noqa: BLE001 - every failure is reported
+            print(f"FAIL: {first_lines(e)}", flush=True)
+    return 0
+
+
+def main(argv):
+    iree = "--iree" in argv
+    if "--worker" in argv:
+        return worker(iree)
+    paths = list(files([a for a in argv if a != "--iree"]))
+    probe = "import iree.compiler" if iree else "import jaxlib.mlir, jax"
+    try:
+        exec(probe)  # noqa: S102 - a fixed import statement
+    except Exception as e:  # noqa: BLE001 - any import failure means "not available"
+        print(f"`{probe}` fails ({e}); install jax (and iree-base-compiler) to check StableHLO")
+        return 3
+    # One worker process parses file after file; MLIR's verifier can crash
+    # the process on a bad input (SIGFPE), so a crash fails that file and a
+    # new worker goes on with the rest.
+    passed = failed = 0
+    i = 0
+    while i < len(paths):
+        args = [sys.executable, os.path.abspath(__file__), "--worker"] + (["--iree"] if iree else [])
+        proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        while i < len(paths):
+            path = paths[i]
+            try:
+                proc.stdin.write(path + "\n")
+                proc.stdin.flush()
+                answer = proc.stdout.readline()
+            except BrokenPipeError:
+                answer = ""
+            i += 1
+            if answer.startswith("OK"):
+                passed += 1
+                continue
             failed += 1
-            print(f"FAIL {path}: {first_lines(e)}")
+            if answer:
+                print(f"FAIL {path}: {answer[len('FAIL: '):].strip()}")
+            else:
+                code = proc.wait()
+                print(f"FAIL {path}: the parser crashed (exit status {code})")
+                break
+        else:
+            proc.stdin.close()
+            proc.wait()
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
 

@@ -102,6 +102,16 @@ pub fn unary(w: &mut FuncWriter, at: &At, op: UnaryOp, operands: &[Val]) -> Res<
     if op == UnaryOp::Conj {
         return conj(w, x, &a);
     }
+    // stablehlo.abs and sign take signed types only; on unsigned ones Abs
+    // is the identity and Sign is min(x, 1).
+    if a.element_type.is_unsigned_integer() && matches!(op, UnaryOp::Abs | UnaryOp::Sign) {
+        if op == UnaryOp::Abs {
+            return Ok(x.val());
+        }
+        let one = super::literal::scalar_constant(w, a.element_type, "1");
+        let one = broadcast_to(w, one, &ArrayShape::scalar(a.element_type), &a.dims, &[]);
+        return Ok(w.op1("stablehlo.minimum", &[x, one], "", &[], result).val());
+    }
     let name = unary_op_name(op).ok_or_else(|| Fail::no_op(format!("no StableHLO or CHLO op is known for {}", op.name())))?;
     Ok(w.op1(name, &[x], "", &[], result).val())
 }

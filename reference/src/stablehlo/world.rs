@@ -33,7 +33,13 @@ pub fn replica_id(w: &mut FuncWriter) -> Res<Val> {
 
 pub fn all_gather(w: &mut FuncWriter, at: &At, dim: i64, groups: &[Vec<i64>], channel: Option<i64>, operands: &[Val]) -> Res<Val> {
     let [x] = operands else { return Err(Fail::internal("AllGather takes one operand")) };
-    let (x, _) = w.array(x)?;
+    let (x, a) = w.array(x)?;
+    if a.dims.get(dim as usize) == Some(&0) {
+        // StableHLO rejects gathering along an empty dimension; the result
+        // is empty too, whatever the other replicas hold.
+        let props = format!("value = dense<> : {}", super::types::tensor_type(at.shape()));
+        return Ok(w.op1("stablehlo.constant", &[], &props, &[], at.shape().clone()).val());
+    }
     let p = props(vec![
         Some(format!("all_gather_dim = {dim} : i64")),
         channel_handle(channel),
@@ -112,6 +118,10 @@ pub fn reduce_scatter(
 pub fn all_to_all(w: &mut FuncWriter, at: &At, split: i64, concat: i64, count: i64, groups: &[Vec<i64>], operands: &[Val]) -> Res<Val> {
     let [x] = operands else { return Err(Fail::internal("AllToAll takes one operand")) };
     let (x, _) = w.array(x)?;
+    // Empty groups are one group of all replicas, whose number the split
+    // count must be (StableHLO's verifier needs the group written out).
+    let all: Vec<Vec<i64>> = vec![(0..count).collect()];
+    let groups = if groups.is_empty() { &all[..] } else { groups };
     let p = format!(
         "concat_dimension = {concat} : i64, replica_groups = {}, split_count = {count} : i64, split_dimension = {split} : i64",
         replica_groups(groups)
@@ -174,6 +184,11 @@ pub fn infeed(w: &mut FuncWriter, at: &At, config: &str, operands: &[Val]) -> Re
         _ => shape.clone(),
     };
     let mut types = flat_leaves(&data);
+    if types.iter().any(|t| t.as_array().is_some_and(|a| a.is_dynamic())) {
+        return Err(Fail::unsupported(format!(
+            "stablehlo.infeed takes static shapes only; the infeed shape {data} has a dynamic dimension"
+        )));
+    }
     types.push(Shape::Token);
     let p = format!("infeed_config = {}", string(config));
     let mut results = w.op("stablehlo.infeed", &[t], &p, &[], &types);
