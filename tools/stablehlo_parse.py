@@ -28,7 +28,9 @@ def files(args):
 
 def first_lines(e, n=3):
     lines = [l.strip() for l in str(e).splitlines() if l.strip()]
-    return " | ".join(lines[:n])
+    # IREE's message starts with boilerplate; its errors say `error:`.
+    errors = [l for l in lines if "error:" in l and "Error invoking" not in l]
+    return " | ".join((errors or lines)[:n])
 
 
 def worker(iree):
@@ -45,7 +47,12 @@ def worker(iree):
             text = f.read()
         try:
             if compile_str is not None:
-                compile_str(text, target_backends=["llvm-cpu"], input_type="stablehlo")
+                compile_str(
+                    text,
+                    target_backends=["llvm-cpu"],
+                    input_type="stablehlo",
+                    extra_args=["--iree-llvmcpu-target-cpu=generic"],
+                )
             else:
                 # A fresh context per file: one bad file cannot poison the rest.
                 ir.Module.parse(text, jax_mlir.make_ir_context())
@@ -73,7 +80,7 @@ def main(argv):
     i = 0
     while i < len(paths):
         args = [sys.executable, os.path.abspath(__file__), "--worker"] + (["--iree"] if iree else [])
-        proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         while i < len(paths):
             path = paths[i]
             try:

@@ -69,6 +69,11 @@ impl At<'_> {
     }
 }
 
+/// How deep regions may nest (each level is an inlined computation).
+const MAX_DEPTH: usize = 200;
+/// The most text one function may take.
+const MAX_TEXT: usize = 1 << 28;
+
 /// Writes the whole module.
 pub struct ModuleWriter<'m> {
     m: &'m VerifiedModule,
@@ -123,11 +128,13 @@ pub struct FuncWriter<'m> {
     out: String,
     next: usize,
     depth: usize,
+    /// Bytes written so far, regions included.
+    written: usize,
 }
 
 impl<'m> FuncWriter<'m> {
     pub fn new(m: &'m VerifiedModule, symbols: &'m [String]) -> FuncWriter<'m> {
-        FuncWriter { m, symbols, out: String::new(), next: 0, depth: 2 }
+        FuncWriter { m, symbols, out: String::new(), next: 0, depth: 2, written: 0 }
     }
 
     pub fn symbol(&self, c: ComputationId) -> &str {
@@ -208,6 +215,17 @@ impl<'m> FuncWriter<'m> {
                     }
                 }
             };
+            let val = val.and_then(|v| {
+                // A computation is inlined at every call site, so nested
+                // shared calls can multiply the text: bound it.
+                if self.written > MAX_TEXT {
+                    return Err(Fail::unsupported(format!(
+                        "the text would exceed {} MiB (computations inlined at many call sites)",
+                        MAX_TEXT >> 20
+                    )));
+                }
+                Ok(v)
+            });
             match val {
                 Ok(v) => vals.push(v),
                 Err(f) => return Err(Fail::Nested(Box::new(self.located(c, Some(id), f)))),
@@ -223,6 +241,7 @@ impl<'m> FuncWriter<'m> {
     }
 
     fn line(&mut self, text: &str) {
+        self.written += text.len() + 2 * self.depth + 1;
         for _ in 0..self.depth {
             self.out.push_str("  ");
         }
@@ -280,6 +299,11 @@ impl<'m> FuncWriter<'m> {
     /// writes the ops and returns the values the region returns
     /// (`stablehlo.return`).
     pub fn region(&mut self, args: &[Shape], body: impl FnOnce(&mut Self, Vec<Leaf>) -> Res<Vec<Leaf>>) -> Res<String> {
+        // Inlining recurses once per nested region: bound it, so no call
+        // chain can exhaust the stack.
+        if self.depth > MAX_DEPTH {
+            return Err(Fail::unsupported(format!("regions nest deeper than {MAX_DEPTH} levels")));
+        }
         let saved = std::mem::take(&mut self.out);
         let leaves: Vec<Leaf> = args.iter().map(|s| Leaf { ssa: self.fresh(), shape: s.clone() }).collect();
         if !leaves.is_empty() {
