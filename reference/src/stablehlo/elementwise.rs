@@ -88,7 +88,7 @@ pub fn binary_op_name(op: BinaryOp) -> Option<&'static str> {
     lookup(BINARY, op.name())
 }
 
-fn one<'a>(operands: &'a [Val], n: usize) -> Res<&'a [Val]> {
+fn one(operands: &[Val], n: usize) -> Res<&[Val]> {
     if operands.len() != n {
         return Err(Fail::internal(format!("expected {n} operands, got {}", operands.len())));
     }
@@ -123,7 +123,7 @@ fn conj(w: &mut FuncWriter, x: Leaf, a: &ArrayShape) -> Res<Val> {
         return Ok(x.val());
     }
     let part = Shape::Array(a.with_element_type(a.element_type.component_type()));
-    let re = w.op1("stablehlo.real", &[x.clone()], "", &[], part.clone());
+    let re = w.op1("stablehlo.real", std::slice::from_ref(&x), "", &[], part.clone());
     let im = w.op1("stablehlo.imag", &[x], "", &[], part.clone());
     let neg = w.op1("stablehlo.negate", &[im], "", &[], part);
     Ok(w.op1("stablehlo.complex", &[re, neg], "", &[], Shape::Array(a.clone())).val())

@@ -284,7 +284,7 @@ impl<'m> FuncWriter<'m> {
 
     /// [`FuncWriter::op`] with one result.
     pub fn op1(&mut self, name: &str, operands: &[Leaf], props: &str, regions: &[String], result: Shape) -> Leaf {
-        let mut r = self.op(name, operands, props, regions, &[result.clone()]);
+        let mut r = self.op(name, operands, props, regions, std::slice::from_ref(&result));
         r.pop().unwrap_or(Leaf { ssa: "%?".into(), shape: result })
     }
 

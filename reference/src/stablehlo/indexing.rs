@@ -93,7 +93,7 @@ pub fn gather(w: &mut FuncWriter, at: &At, d: &GatherDims, operands: &[Val]) -> 
 /// computation becomes the region (accumulators first, then updates, as in
 /// XLA); several operands give several results.
 pub fn scatter(w: &mut FuncWriter, at: &At, d: &ScatterDims, update: ComputationId, operands: &[Val]) -> Res<Val> {
-    if operands.len() < 3 || operands.len() % 2 == 0 {
+    if operands.len() < 3 || operands.len().is_multiple_of(2) {
         return Err(Fail::internal(format!("Scatter takes 2N + 1 operands, got {}", operands.len())));
     }
     let leaves = all_leaves(w, operands)?;

@@ -105,7 +105,7 @@ fn nest<T>(dims: &[i64], v: &[T], show: &impl Fn(&T) -> String, out: &mut String
         }
         Some((&n, rest)) => {
             let n = n.max(0) as usize;
-            let chunk = if n == 0 { 0 } else { v.len() / n };
+            let chunk = v.len().checked_div(n).unwrap_or(0);
             out.push('[');
             for i in 0..n {
                 if i > 0 {
