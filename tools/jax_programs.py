@@ -4,7 +4,8 @@
 Each case holds the program's HLO text as `module` (as
 `jax.jit(f).lower(*args).compiler_ir("hlo").as_hlo_text()` prints it), its
 arguments, and XLA CPU's result (the same jitted function run by JAX) as
-`expected`. Floating-point programs carry a tolerance: XLA reassociates
+`expected`; `stablehlo/NAME.json` holds the same program as StableHLO MLIR
+(`jax.jit(f).lower(*args).as_text()`), the same arguments and result. Floating-point programs carry a tolerance: XLA reassociates
 sums and uses its own approximations of exp/log/tanh, so the reference's
 values agree with XLA's only to within rounding.
 
@@ -71,7 +72,8 @@ def case(name, source, f, args, tolerance=None):
          "module": hlo, "args": [typed(a) for a in args], "expected": typed(out)}
     if tolerance:
         c["tolerance"] = tolerance
-    return c
+    mlir = dict(c, name=f"programs/{name}/stablehlo", module=jax.jit(f).lower(*args).as_text())
+    return c, mlir
 
 
 F32 = {"rel": 1e-4, "abs": 1e-5}
@@ -179,13 +181,14 @@ def programs():
 
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "oracle-cases/programs"
-    os.makedirs(out, exist_ok=True)
-    for c in programs():
-        path = os.path.join(out, c["name"].split("/")[-1] + ".json")
-        with open(path, "w") as f:
-            json.dump(c, f, indent=1)
-            f.write("\n")
-        print(path)
+    os.makedirs(os.path.join(out, "stablehlo"), exist_ok=True)
+    for hlo, mlir in programs():
+        stem = hlo["name"].split("/")[-1] + ".json"
+        for c, path in [(hlo, os.path.join(out, stem)), (mlir, os.path.join(out, "stablehlo", stem))]:
+            with open(path, "w") as f:
+                json.dump(c, f, indent=1)
+                f.write("\n")
+            print(path)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ pub mod hlo;
 pub mod ir;
 pub mod json;
 pub mod literal;
+pub mod mlir;
 pub mod numerics;
 pub mod replicas;
 pub mod scalar;

@@ -1,5 +1,5 @@
 //! `xlaref eval MODULE [--args ARGS.json] [--arg SHAPE=VALUE]... [--arg-npy X.npy]... [--out-npy Y.npy]`;
-//! MODULE is xla-json/1 or HLO text.
+//! MODULE is xla-json/1, HLO text or StableHLO MLIR.
 
 use clap::Args;
 use serde_json::Value;
@@ -15,7 +15,8 @@ use crate::npy;
 
 #[derive(Args, Debug)]
 pub struct EvalArgs {
-    /// The module (xla-json/1).
+    /// The module: xla-json/1, XLA HLO text (`HloModule ...`) or StableHLO
+    /// MLIR (`module ...`, `func.func ...`), told apart by content.
     pub module: String,
     /// A JSON file holding the arguments: a list of typed literals.
     #[arg(long)]

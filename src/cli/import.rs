@@ -1,6 +1,7 @@
-//! `xlaref import FILE.hlo [-o FILE.json]`: an HLO text module (an XLA dump,
-//! `jax.jit(f).lower(x).compiler_ir("hlo").as_hlo_text()`) written as the
-//! equivalent xla-json/1 module. The module is verified first, so what is
+//! `xlaref import FILE [-o FILE.json]`: an HLO text module (an XLA dump,
+//! `jax.jit(f).lower(x).compiler_ir("hlo").as_hlo_text()`) or a StableHLO
+//! MLIR module (`jax.jit(f).lower(x).as_text()`) written as the equivalent
+//! xla-json/1 module. The module is verified first, so what is
 //! written is a module the engines run.
 
 use clap::Args;
@@ -23,10 +24,16 @@ pub struct ImportArgs {
 
 fn import(a: &ImportArgs) -> Result<String, String> {
     let text = read_text(&a.module)?;
-    if !xlaref_reference::hlo::is_hlo_text(&text) {
-        return Err(format!("{}: not an HLO text module (its first line is not `HloModule ...`)", a.module));
-    }
-    let value = xlaref_reference::hlo::hlo_to_json(&text).map_err(|e| format!("{}: {e}", a.module))?;
+    let value = if xlaref_reference::mlir::is_mlir_text(&text) {
+        xlaref_reference::mlir::mlir_to_json(&text).map_err(|e| format!("{}: {e}", a.module))?
+    } else if xlaref_reference::hlo::is_hlo_text(&text) {
+        xlaref_reference::hlo::hlo_to_json(&text).map_err(|e| format!("{}: {e}", a.module))?
+    } else {
+        return Err(format!(
+            "{}: neither an HLO text module (`HloModule ...`) nor StableHLO MLIR (`module ...` or `func.func ...`)",
+            a.module
+        ));
+    };
     let module = json::read_module(&value, &Path::root(), ReadOptions { max_elements: a.max_elements })
         .map_err(|e| format!("{}: read error: {e}", a.module))?;
     let verified =

@@ -44,7 +44,7 @@ pub enum Command {
     Fuzz(fuzz::FuzzArgs),
     /// Time the benchmark workloads on both engines (docs/performance.md).
     Bench(bench::BenchArgs),
-    /// Import an HLO text module (an XLA dump) as an xla-json/1 module.
+    /// Import an HLO text module (an XLA dump) or StableHLO MLIR as an xla-json/1 module.
     Import(import::ImportArgs),
 }
 

@@ -121,8 +121,11 @@ pub fn read_case(v: &Value, path: &Path, options: &RunOptions) -> Result<Case, S
     let max = options.limits.max_elements;
     let name = obj.get("name").and_then(Value::as_str).unwrap_or("(unnamed)").to_string();
     let module = match obj.get("module").cloned().ok_or("a case needs a `module`")? {
-        // HLO text (FORMAT.md §4) is imported once, here: everything
+        // HLO or StableHLO text (docs/format.md §4) is imported once, here: everything
         // downstream (engines, lockstep runs, backends) sees the JSON module.
+        Value::String(text) if xlaref_reference::mlir::is_mlir_text(&text) => {
+            xlaref_reference::mlir::mlir_to_json(&text).map_err(|e| format!("{}: {e}", path.key("module").as_str()))?
+        }
         Value::String(text) => xlaref_reference::hlo::hlo_to_json(&text).map_err(|e| format!("{}: {e}", path.key("module").as_str()))?,
         m => m,
     };

@@ -60,6 +60,9 @@ fn read_array(value: &Value, shape: &ArrayShape, path: &Path, max_elements: i64)
     if Shape::Array(shape.clone()).written_size() > max_elements {
         return Err(path.error(format!("shape {shape} has more elements than the limit of {max_elements}")));
     }
+    if let Value::Object(obj) = value {
+        return read_bytes(obj, shape, path);
+    }
     let actual = actual_dims(value, shape, path)?;
     let mut leaves: Vec<&Value> = Vec::new();
     collect_leaves(value, &actual, 0, path, &mut leaves)?;
@@ -81,6 +84,34 @@ fn read_array(value: &Value, shape: &ArrayShape, path: &Path, max_elements: i64)
     padded.shape = shape.clone();
     padded.dynamic_sizes = Some(actual);
     Ok(padded)
+}
+
+/// `{"bytes": "hex"}` (docs/format.md §2): every element's little-endian
+/// bytes, row-major, as hex digits; what the StableHLO reader writes for
+/// `dense<...>` constants, as it costs no JSON value per element.
+fn read_bytes(obj: &Map<String, Value>, shape: &ArrayShape, path: &Path) -> Result<ArrayLiteral, ReadError> {
+    let hex = match (obj.len(), obj.get("bytes")) {
+        (1, Some(Value::String(hex))) => hex,
+        _ => return Err(path.error("an array literal is a nested list, or {\"bytes\": \"hex\"}")),
+    };
+    if shape.is_dynamic() {
+        return Err(path.key("bytes").error(format!("the bytes form needs a static shape, not {shape}")));
+    }
+    let t = shape.element_type;
+    let want = shape.element_count() * t.byte_width();
+    if hex.len() != 2 * want {
+        return Err(path.key("bytes").error(format!("{} hex digits for {shape}, which takes {} ({want} bytes)", hex.len(), 2 * want)));
+    }
+    let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    let mut bytes = Vec::with_capacity(want);
+    for pair in hex.as_bytes().chunks_exact(2) {
+        match (digit(pair[0]), digit(pair[1])) {
+            (Some(h), Some(l)) => bytes.push(h << 4 | l),
+            _ => return Err(path.key("bytes").error("not a hex string")),
+        }
+    }
+    let data = crate::numerics::bytes::from_le_bytes(&bytes, t).ok_or_else(|| path.key("bytes").error("bytes of the wrong length"))?;
+    Ok(ArrayLiteral::new(shape.dims.clone(), data))
 }
 
 /// The dimensions the value actually has: the shape's, except that a

@@ -20,16 +20,21 @@ use crate::ir::Module;
 /// Parses a module from JSON text.
 ///
 /// HLO text (`HloModule ...`) is read through the HLO importer
-/// ([`crate::hlo`]), so every command that takes a module file takes both.
+/// ([`crate::hlo`]) and StableHLO MLIR (`module ...`, `func.func ...`)
+/// through the StableHLO importer ([`crate::mlir`]), so every command
+/// that takes a module file takes all three.
 pub fn parse_module(text: &str, options: ReadOptions) -> Result<Module, ReadError> {
     read_module(&module_value(text)?, &Path::root(), options)
 }
 
 /// A module file's text as an xla-json/1 module object: JSON as it is, HLO
-/// text imported.
+/// and StableHLO text imported.
 pub fn module_value(text: &str) -> Result<serde_json::Value, ReadError> {
     if crate::hlo::is_hlo_text(text) {
         return crate::hlo::hlo_to_json(text).map_err(|e| ReadError::new(format!("line {} column {}", e.line, e.column), e.message));
+    }
+    if crate::mlir::is_mlir_text(text) {
+        return crate::mlir::mlir_to_json(text).map_err(|e| ReadError::new(format!("line {} column {}", e.line, e.column), e.message));
     }
     parse_json(text)
 }

@@ -15,11 +15,16 @@
 //! StableHLO's test programs carry their expected values as ops of the
 //! `check` dialect; [`read_test_file`] reads those into [`Check`]s.
 
+mod attr;
+mod checks;
 mod cursor;
+mod custom;
 mod dense;
 mod func;
 mod ops;
 mod ops_region;
+mod pretty;
+mod syntax;
 mod types;
 
 use serde_json::Value;
@@ -32,6 +37,26 @@ pub struct MlirError {
     pub line: usize,
     pub column: usize,
     pub message: String,
+}
+
+/// `s` in backquotes for a message: control characters escaped (names
+/// come from the input and must not drive the user's terminal) and cut
+/// short.
+pub(crate) fn quote(s: &str) -> String {
+    let mut out = String::from("`");
+    for (i, ch) in s.chars().enumerate() {
+        if i == 60 {
+            out.push('…');
+            break;
+        }
+        if ch.is_control() {
+            out.extend(ch.escape_default());
+        } else {
+            out.push(ch);
+        }
+    }
+    out.push('`');
+    out
 }
 
 /// Whether `text` looks like MLIR (its first significant word, after blank

@@ -1,0 +1,34 @@
+//! Arbitrary bytes as StableHLO MLIR: import as a program and as a test
+//! file, verify, and evaluate on both engines under small limits. Must
+//! never panic, hang or run out of memory.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use xlaref::harness::engine::{Engine, Fast, Reference};
+use xlaref_reference::eval::{Env, Limits};
+use xlaref_reference::json::{read_module, Path, ReadOptions};
+use xlaref_reference::literal::{ArrayLiteral, Literal};
+use xlaref_reference::verify::{verify, VerifyOptions};
+
+const MAX: i64 = 1 << 14;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    // Test files: every module read, none run (checks need a full run).
+    let _ = xlaref_reference::mlir::read_test_file(text);
+    let Ok(value) = xlaref_reference::mlir::mlir_to_json(text) else { return };
+    let Ok(module) = read_module(&value, &Path::root(), ReadOptions { max_elements: MAX }) else { return };
+    let Ok(verified) = verify(module, &VerifyOptions { max_elements: MAX }) else { return };
+    let args: Option<Vec<Literal>> =
+        verified.entry_signature().params.iter().map(|s| s.as_array().map(|a| Literal::Array(ArrayLiteral::zeros(a)))).collect();
+    let Some(args) = args else { return };
+    for engine in [&Reference as &dyn Engine, &Fast] {
+        let limits = Limits {
+            max_elements: MAX,
+            max_while_trips: 1000,
+            deadline: Some(std::time::Instant::now() + std::time::Duration::from_secs(2)),
+            ..Limits::default()
+        };
+        let _ = engine.run(&verified, args.clone(), &mut Env::new(limits));
+    }
+});
