@@ -9,10 +9,10 @@ use num_complex::Complex;
 use serde_json::{json, Value};
 use xlaref::harness::compare::Disagreement;
 use xlaref::harness::engine::{Engine, Fast, Reference};
-use xlaref::harness::mlir_shim::{Check, CheckExpected, CheckKind, MlirError, TestFile, TestModule};
 use xlaref::harness::stablehlo_check::{judge, ulp_difference, CheckForm, Miss, Rule, Unjudged};
 use xlaref::harness::stablehlo_suite::{run_test_file, FileVerdict, ModuleFailure, ModuleOutcome, SkipReason, SuiteOptions};
 use xlaref_reference::literal::{ArrayLiteral, Literal, Stored};
+use xlaref_reference::mlir::{Check, CheckExpected, CheckKind, MlirError, TestFile, TestModule};
 
 fn lit<T: Stored>(v: Vec<T>) -> Literal {
     Literal::Array(ArrayLiteral::from_vec(vec![v.len() as i64], v))

@@ -13,7 +13,6 @@ pub mod lockstep;
 pub mod tolerance;
 mod tolerance_bn;
 // TEMPORARY until `xlaref_reference::mlir` lands on this branch.
-pub mod mlir_shim;
 pub mod stablehlo_check;
 pub mod stablehlo_suite;
 pub mod stablehlo_table;

@@ -16,8 +16,8 @@ use xlaref_reference::{ReadError, RunError, VerifyError};
 
 use super::case::panic_message;
 use super::engine::Engine;
-use super::mlir_shim::{self as mlir, Check, CheckExpected, MlirError, TestFile, TestModule};
 use super::stablehlo_check::{describe, judge, CheckFailure, CheckForm, Rule};
+use xlaref_reference::mlir::{self, Check, CheckExpected, MlirError, TestFile, TestModule};
 
 /// Bounds on every module's run.
 #[derive(Clone, Debug)]
