@@ -327,3 +327,23 @@ fn eval_and_import_take_mlir_on_the_command_line() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("line 2"), "{}", String::from_utf8_lossy(&out.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn infeed_and_outfeed_carry_their_tokens() {
+    let module = r#"func.func @main() -> tensor<2xi32> {
+  %t = stablehlo.after_all : !stablehlo.token
+  %0:3 = "stablehlo.infeed"(%t) <{infeed_config = ""}> : (!stablehlo.token) -> (tensor<2xi32>, tensor<f32>, !stablehlo.token)
+  %1 = "stablehlo.outfeed"(%0#1, %0#2) <{outfeed_config = ""}> : (tensor<f32>, !stablehlo.token) -> !stablehlo.token
+  return %0#0 : tensor<2xi32>
+}"#;
+    let case = json!({"format": "xla-json/1", "name": "feeds", "module": module, "args": [],
+        "infeed": [{"shape": "(s32[2], f32[])", "value": {"tuple": [[3, -4], 2.5]}}],
+        "outfeed": [{"shape": "f32[]", "value": 2.5}],
+        "expected": {"shape": "s32[2]", "value": [3, -4]}});
+    let options = RunOptions::default();
+    let case = read_case(&case, &Path::root(), &options).unwrap_or_else(|e| panic!("the case reads: {e}"));
+    for engine in engines() {
+        let outcome = run_case(&case, engine, &options);
+        assert!(judge(&case, &outcome).is_ok(), "{}: {:?}", engine.name(), outcome.result);
+    }
+}

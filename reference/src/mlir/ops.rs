@@ -145,6 +145,11 @@ pub fn map<'a>(ctx: &mut Ctx<'a>, op: &'a Op<'a>) -> R<()> {
     if let Some(base) = short.strip_prefix("chlo.broadcast_") {
         return broadcasting_binary(ctx, op, base, &args);
     }
+    if op.name == "chlo.square" {
+        // x * x, as CHLO's decomposition writes it.
+        let x = names.first().cloned().ok_or_else(|| ctx.err(op.at, "chlo.square takes one operand"))?;
+        return finish(ctx, op, Out::new(), "Mul", vec![x.clone(), x], true);
+    }
     let short_chlo = short.strip_prefix("chlo.").unwrap_or(short);
     if let Some((_, doc)) = BINARY.iter().find(|(n, _)| *n == short_chlo) {
         let mut out = Out::new();

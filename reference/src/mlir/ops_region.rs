@@ -128,42 +128,98 @@ fn collective_attrs(ctx: &Ctx, op: &Op, out: &mut Out) -> R<()> {
 /// Collectives and feeds without regions.
 pub fn world<'a>(ctx: &mut Ctx<'a>, op: &'a Op<'a>, short: &str, names: Vec<String>) -> R<()> {
     let mut out = Out::new();
-    let doc = match short {
-        "all_gather" => {
-            if names.len() != 1 {
-                return Err(ctx.err(op.at, "all_gather of several operands is not read (the document's AllGather takes one)"));
+    let doc =
+        match short {
+            "all_gather" => {
+                if names.len() != 1 {
+                    return Err(ctx.err(op.at, "all_gather of several operands is not read (the document's AllGather takes one)"));
+                }
+                out.set("all_gather_dim", json!(int(ctx, op, "all_gather_dim")?));
+                collective_attrs(ctx, op, &mut out)?;
+                "AllGather"
             }
-            out.set("all_gather_dim", json!(int(ctx, op, "all_gather_dim")?));
-            collective_attrs(ctx, op, &mut out)?;
-            "AllGather"
-        }
-        "all_to_all" => {
-            if names.len() != 1 {
-                return Err(ctx.err(op.at, "all_to_all of several operands is not read (the document's AllToAll takes one)"));
+            "all_to_all" => {
+                if names.len() != 1 {
+                    return Err(ctx.err(op.at, "all_to_all of several operands is not read (the document's AllToAll takes one)"));
+                }
+                out.set("split_dimension", json!(int(ctx, op, "split_dimension")?))
+                    .set("concat_dimension", json!(int(ctx, op, "concat_dimension")?))
+                    .set("split_count", json!(int(ctx, op, "split_count")?));
+                collective_attrs(ctx, op, &mut out)?;
+                "AllToAll"
             }
-            out.set("split_dimension", json!(int(ctx, op, "split_dimension")?))
-                .set("concat_dimension", json!(int(ctx, op, "concat_dimension")?))
-                .set("split_count", json!(int(ctx, op, "split_count")?));
-            collective_attrs(ctx, op, &mut out)?;
-            "AllToAll"
-        }
-        "collective_permute" => {
-            let a = op.attr("source_target_pairs").ok_or_else(|| ctx.err(op.at, "collective_permute needs source_target_pairs"))?;
-            out.set("source_target_pairs", json!(pairs(ctx, op.at, "source_target_pairs", a)?));
-            collective_attrs(ctx, op, &mut out)?;
-            "CollectivePermute"
-        }
-        _ => {
-            return Err(ctx.err(
+            "collective_permute" => {
+                let a = op.attr("source_target_pairs").ok_or_else(|| ctx.err(op.at, "collective_permute needs source_target_pairs"))?;
+                out.set("source_target_pairs", json!(pairs(ctx, op.at, "source_target_pairs", a)?));
+                collective_attrs(ctx, op, &mut out)?;
+                "CollectivePermute"
+            }
+            "infeed" => return infeed(ctx, op, names),
+            "outfeed" => return outfeed(ctx, op, names),
+            _ => return Err(ctx.err(
                 op.at,
                 format!(
-                    "{} is not read yet: feeds and point-to-point channels in StableHLO carry tokens differently (docs/stablehlo.md)",
+                    "{} is not read yet: StableHLO's channels carry tokens differently from the document's Send/Recv (docs/stablehlo.md)",
                     quote(op.name)
                 ),
-            ))
+            )),
+        };
+    finish(ctx, op, out, doc, names, true)
+}
+
+/// `infeed(%token) -> (data..., token)`: the document's Infeed with its
+/// ordering token, whose result is `(data, token)` (several data results
+/// are one tuple of data).
+fn infeed<'a>(ctx: &mut Ctx<'a>, op: &'a Op<'a>, names: Vec<String>) -> R<()> {
+    let tys = op.result_types.clone();
+    let Some((Ty::Token, data)) = tys.split_last() else {
+        return Err(ctx.err(op.at, "infeed's last result is its token"));
+    };
+    let shape = match data {
+        [one] => one.clone(),
+        many => Ty::Tuple(many.to_vec()),
+    };
+    let mut out = Out::new();
+    out.set("shape", json!(Ty::Tuple(vec![shape.clone(), Ty::Token]).shape()));
+    if let Some(Attr::Str(c)) = op.attr("infeed_config") {
+        out.set("config", json!(c));
+    }
+    let base = op.results.first().map_or("infeed", |r| r.0).trim_start_matches('%').to_string();
+    let name = ctx.scope().fresh(&base);
+    ctx.emit(out.attrs, &name, "Infeed", names);
+    if data.len() == 1 {
+        return bind_results(ctx, op, name, tys);
+    }
+    let all = ctx.get_tuple_element(&name, 0, shape, &format!("{base}.data"));
+    let token = ctx.get_tuple_element(&name, 1, Ty::Token, &format!("{base}.token"));
+    let mut parts: Vec<String> =
+        data.iter().enumerate().map(|(i, t)| ctx.get_tuple_element(&all.json, i, t.clone(), &format!("{base}.{i}")).json).collect();
+    parts.push(token.json);
+    let tuple = ctx.scope().fresh(&format!("{base}.results"));
+    ctx.emit(Map::new(), &tuple, "Tuple", parts);
+    bind_results(ctx, op, tuple, tys)
+}
+
+/// `outfeed(%inputs..., %token) -> token`: the document's Outfeed of the
+/// input (several inputs as one tuple) after the ordering token.
+fn outfeed<'a>(ctx: &mut Ctx<'a>, op: &'a Op<'a>, names: Vec<String>) -> R<()> {
+    let Some((token, inputs)) = names.split_last() else {
+        return Err(ctx.err(op.at, "outfeed takes its inputs and a token"));
+    };
+    let operand = match inputs {
+        [one] => one.clone(),
+        many => {
+            let base = op.results.first().map_or("outfeed", |r| r.0).trim_start_matches('%').to_string();
+            let t = ctx.scope().fresh(&format!("{base}.inputs"));
+            ctx.emit(Map::new(), &t, "Tuple", many.to_vec());
+            t
         }
     };
-    finish(ctx, op, out, doc, names, true)
+    let mut out = Out::new();
+    if let Some(Attr::Str(c)) = op.attr("outfeed_config") {
+        out.set("outfeed_config", json!(c));
+    }
+    finish(ctx, op, out, "Outfeed", vec![operand, token.clone()], true)
 }
 
 /// `func.call @f(...)` and `composite "name" ... {decomposition = @f}`.
