@@ -396,9 +396,11 @@ impl<'m> FuncWriter<'m> {
     }
 
     /// The top-level components of a tuple value, each whole; a non-tuple
-    /// value is its own single component.
+    /// value, and a tuple of one element (several results are read as a
+    /// tuple, one as itself), is its own single component.
     pub fn top_level(&mut self, v: &Val) -> Res<Vec<Leaf>> {
         match (v, v.shape()) {
+            (_, Shape::Tuple(parts)) if parts.len() == 1 => Ok(vec![self.whole(v)?]),
             (Val::Tuple(parts), _) => parts.iter().map(|p| self.whole(p)).collect(),
             (Val::One { .. }, Shape::Tuple(parts)) => (0..parts.len())
                 .map(|i| {

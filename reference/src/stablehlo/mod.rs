@@ -158,8 +158,9 @@ fn write_op(w: &mut emit::FuncWriter, at: &emit::At, operands: &[emit::Val]) -> 
         Op::AfterAll => control::after_all(w, operands),
 
         Op::ReplicaId => world::replica_id(w),
-        Op::AllGather { all_gather_dim, replica_groups, channel_id, .. } => {
-            world::all_gather(w, at, *all_gather_dim, replica_groups, *channel_id, operands)
+        Op::AllGather { all_gather_dim, replica_groups, channel_id, shard_count } => {
+            let groups = world::explicit_groups(replica_groups, *shard_count);
+            world::all_gather(w, at, *all_gather_dim, &groups, *channel_id, operands)
         }
         Op::AllReduce { computation, replica_groups, channel_id } => {
             world::all_reduce(w, at, Some(*computation), replica_groups, *channel_id, operands)
@@ -171,8 +172,9 @@ fn write_op(w: &mut emit::FuncWriter, at: &emit::At, operands: &[emit::Val]) -> 
         Op::CollectivePermute { source_target_pairs, channel_id } => {
             world::collective_permute(w, at, source_target_pairs, *channel_id, operands)
         }
-        Op::ReduceScatter { computation, scatter_dimension, replica_groups, channel_id, .. } => {
-            world::reduce_scatter(w, at, *computation, *scatter_dimension, replica_groups, *channel_id, operands)
+        Op::ReduceScatter { computation, scatter_dimension, replica_groups, channel_id, shard_count } => {
+            let groups = world::explicit_groups(replica_groups, *shard_count);
+            world::reduce_scatter(w, at, *computation, *scatter_dimension, &groups, *channel_id, operands)
         }
         Op::Send { .. } | Op::SendDone { .. } | Op::Recv { .. } | Op::RecvDone { .. } => Err(Fail::no_op(
             "XLA's asynchronous Send/Recv contexts (data, request id) have no StableHLO counterpart: \

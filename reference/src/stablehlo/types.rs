@@ -112,9 +112,20 @@ pub fn i64_vector(values: &[i64]) -> String {
     format!("dense<{}> : tensor<{}xi64>", bracket(values), values.len())
 }
 
-/// An f32 attribute written as its exact bits (`0x3A83126F : f32`).
+/// An f32 attribute: the shortest decimal that rounds back to `x`
+/// (`1.0e-3 : f32`; MLIR rounds it once into f32), or its exact bits
+/// (`0x7FC00000 : f32`) when it is not finite.
 pub fn f32_attr(x: f32) -> String {
-    format!("0x{:08X} : f32", x.to_bits())
+    if !x.is_finite() {
+        return format!("0x{:08X} : f32", x.to_bits());
+    }
+    let text = format!("{x:e}");
+    // MLIR's float literal needs a `.` in the mantissa.
+    let text = match text.split_once('e') {
+        Some((m, e)) if !m.contains('.') => format!("{m}.0e{e}"),
+        _ => text,
+    };
+    format!("{text} : f32")
 }
 
 /// `replica_groups`: a groups-by-size matrix; empty (all replicas in one

@@ -27,6 +27,16 @@ fn props(parts: Vec<Option<String>>) -> String {
     parts.into_iter().flatten().collect::<Vec<_>>().join(", ")
 }
 
+/// `replica_groups`, with empty groups (one group of all replicas) written
+/// out when the shard count says how many replicas that is: StableHLO has
+/// no shard count, the result type alone carries it.
+pub fn explicit_groups(groups: &[Vec<i64>], shard_count: Option<i64>) -> Vec<Vec<i64>> {
+    match shard_count {
+        Some(k) if groups.is_empty() && (1..=1 << 20).contains(&k) => vec![(0..k).collect()],
+        _ => groups.to_vec(),
+    }
+}
+
 pub fn replica_id(w: &mut FuncWriter) -> Res<Val> {
     Ok(w.op1("stablehlo.replica_id", &[], "", &[], scalar(ElementType::U32)).val())
 }
@@ -120,8 +130,7 @@ pub fn all_to_all(w: &mut FuncWriter, at: &At, split: i64, concat: i64, count: i
     let (x, _) = w.array(x)?;
     // Empty groups are one group of all replicas, whose number the split
     // count must be (StableHLO's verifier needs the group written out).
-    let all: Vec<Vec<i64>> = vec![(0..count).collect()];
-    let groups = if groups.is_empty() { &all[..] } else { groups };
+    let groups = &explicit_groups(groups, Some(count))[..];
     let p = format!(
         "concat_dimension = {concat} : i64, replica_groups = {}, split_count = {count} : i64, split_dimension = {split} : i64",
         replica_groups(groups)
