@@ -12,7 +12,7 @@ use super::check_mlir::{MlirRun, Tally};
 use super::{LimitArgs, EXIT_BAD_INPUT, EXIT_FAILURE};
 use crate::harness::case::{files_with_extensions, judge_under_model, read_cases, run_case, RunOptions};
 use crate::harness::engine::{self, Engine};
-use crate::harness::mlir_shim::is_mlir_text;
+use xlaref_reference::mlir::is_mlir_text;
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {

@@ -12,7 +12,7 @@ use xlaref_reference::literal::Literal;
 use xlaref_reference::numerics::float::Float;
 
 use super::compare::{compare_by, Disagreement, ElementRule};
-use super::mlir_shim::CheckKind;
+use xlaref_reference::mlir::CheckKind;
 
 /// `check.expect_almost_eq[_const]` without a `tolerance` attribute.
 pub const OP_ALMOST_EQ_TOLERANCE: f64 = 1e-4;
