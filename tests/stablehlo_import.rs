@@ -259,7 +259,8 @@ fn errors_name_the_line_column_and_construct() {
         ("func.func @main(%a: tensor<2x!quant.uniform<i8:f32, 1.0>>) -> tensor<2xf32> {\n  return %a : tensor<2xf32>\n}", 1, "quantized"),
         ("func.func @main() -> tensor<2xf32> {\n  return %zz : tensor<2xf32>\n}", 2, "`%zz` is not defined"),
         ("func.func @main() -> tensor<2xf32> {\n  %0 = stablehlo.constant dense<[1.0, 2.0, 3.0]> : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}", 2, "3 items where the type has 2"),
-        ("func.func @main() -> tensor<2xf32> {\n  %0 = stablehlo.dynamic_iota %a, dim = 0 : (tensor<1xi64>) -> tensor<2xf32>\n", 2, "dynamic shapes"),
+        ("func.func @main(%a: tensor<1xi64>) -> tensor<2xf32> {\n  %0 = stablehlo.dynamic_iota %a, dim = 0 : (tensor<1xi64>) -> tensor<2xf32>\n  return %0 : tensor<2xf32>\n}", 2, "dynamic shapes"),
+        ("func.func @main() -> tensor<2xf32> {\n  %0 = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>\n", 1, "not closed"),
     ];
     for (text, line, needle) in cases {
         let e = mlir_to_json(text).expect_err(text);

@@ -14,6 +14,7 @@ pub mod mlir;
 pub mod numerics;
 pub mod replicas;
 pub mod scalar;
+pub mod stablehlo;
 pub mod types;
 pub mod verify;
 

@@ -6,6 +6,7 @@ mod check;
 mod check_mlir;
 pub mod conform;
 mod eval;
+mod export;
 mod fuzz;
 mod import;
 mod verify;
@@ -46,6 +47,8 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// Import an HLO text module (an XLA dump) or StableHLO MLIR as an xla-json/1 module.
     Import(import::ImportArgs),
+    /// Write a module (xla-json or HLO text) as StableHLO MLIR text or as xla-json/1.
+    Export(export::ExportArgs),
 }
 
 /// Bounds on every run, so no input can hang the tool or exhaust memory.
@@ -86,6 +89,7 @@ pub fn main_with(cli: Cli) -> i32 {
         Command::Fuzz(a) => fuzz::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Import(a) => import::run(a),
+        Command::Export(a) => export::run(a),
     }
 }
 

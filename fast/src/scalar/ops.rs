@@ -31,7 +31,7 @@ fn int_bin<T: FInt>(op: BinaryOp, x: T, y: T) -> Option<T> {
         ShiftLeft => x.shl(y),
         ShiftRightArithmetic => x.sra(y),
         ShiftRightLogical => x.srl(y),
-        Atan2 | Complex => return None,
+        Atan2 | Complex | NextAfter | Polygamma | Zeta => return None,
     })
 }
 

@@ -474,6 +474,7 @@ pub fn int(ctx: &Ctx, op: &Op, key: &str) -> R<i64> {
 pub fn int_value(ctx: &Ctx, at: usize, key: &str, a: &Attr) -> R<i64> {
     match a {
         Attr::Number(t) => t.parse().map_err(|_| ctx.err(at, format!("`{key}` must be an integer, found {}", quote(t)))),
+        Attr::Bool(b) => Ok(i64::from(*b)),
         Attr::Dense { body, ty: Some(ty) } if ty.dims().is_empty() => {
             dense::ints(&ctx.c, *body, ty)?.1.first().copied().ok_or_else(|| ctx.err(at, format!("`{key}` is empty")))
         }
