@@ -234,3 +234,68 @@ fn disabled_files_are_skipped_with_their_reason() {
     assert_eq!(report.verdict("reference"), FileVerdict::Skipped);
     assert_eq!(report.modules[0].outcomes[0].1, ModuleOutcome::Skipped(SkipReason::Disabled("RUN-DISABLED(inaccurate)".into())));
 }
+
+// ---- the shared suite ----
+
+/// Files that pass on each engine, at the last merge of the reader (see
+/// docs/stablehlo-triage.md); a drop below is a regression.
+const FLOOR_REFERENCE: usize = 1119;
+const FLOOR_FAST: usize = 1121;
+
+#[test]
+fn shared_stablehlo_suite() {
+    use rayon::prelude::*;
+    use std::fmt::Write;
+    use xlaref::harness::stablehlo_suite::{run_file, shared_tests_dir, FileReport};
+    use xlaref::harness::stablehlo_table::{markdown, rows};
+
+    let Some(dir) = shared_tests_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))) else {
+        println!("skipped: no StableHLO test files at ../shared/stablehlo-tests (set XLAREF_STABLEHLO_TESTS to point elsewhere)");
+        return;
+    };
+    let mut files = Vec::new();
+    for sub in ["testdata", "interpret"] {
+        let Ok(entries) = std::fs::read_dir(dir.join(sub)) else { continue };
+        files.extend(entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "mlir")));
+    }
+    files.sort();
+    let engines: [&dyn Engine; 2] = [&Reference, &Fast];
+    let names = ["reference", "fast"];
+    let options = SuiteOptions::default();
+    let reports: Vec<FileReport> = files
+        .par_iter()
+        .map(|path| {
+            let shown = format!(
+                "{}/{}",
+                path.parent().and_then(|p| p.file_name()).and_then(|d| d.to_str()).unwrap_or(""),
+                path.file_name().and_then(|f| f.to_str()).unwrap_or("")
+            );
+            let text = std::fs::read_to_string(path).unwrap_or_default();
+            run_file(&shown, &text, &engines, &options)
+        })
+        .collect();
+    let table = markdown(&reports, &names);
+    println!("{table}");
+    // Every module that did not pass, for the triage (docs/stablehlo-triage.md).
+    if let Some(out) = std::env::var_os("XLAREF_STABLEHLO_REPORT") {
+        let mut text = String::new();
+        for report in &reports {
+            for module in &report.modules {
+                for (engine, outcome) in &module.outcomes {
+                    let said = match outcome {
+                        ModuleOutcome::Passed => continue,
+                        ModuleOutcome::Failed(f) => format!("FAILED {f}"),
+                        ModuleOutcome::Rejected(r) => format!("REJECTED {r}"),
+                        ModuleOutcome::Skipped(s) => format!("SKIPPED {s}"),
+                    };
+                    let _ = writeln!(text, "{}:{} @{} [{engine}] {said}", report.path, module.line, module.name);
+                }
+            }
+        }
+        std::fs::write(out, text).expect("write the report");
+    }
+    let (_, total) = rows(&reports, &names);
+    let (reference, fast) = (total.passed_reference.unwrap_or(0), total.passed_fast.unwrap_or(0));
+    assert!(reference >= FLOOR_REFERENCE, "{reference} files pass on the reference, below the floor {FLOOR_REFERENCE}");
+    assert!(fast >= FLOOR_FAST, "{fast} files pass on the fast engine, below the floor {FLOOR_FAST}");
+}

@@ -133,10 +133,11 @@ pub struct Prepared {
 /// engine (skipped or rejected). `lines` are the file's lines, which say
 /// whether a check is an op or a custom call (their defaults differ).
 pub fn prepare(module: &TestModule, lines: &[&str], options: &SuiteOptions) -> Result<Prepared, ModuleOutcome> {
+    // A module the reader refused has no checks either: say why first.
+    let json = module.module.as_ref().map_err(|e| ModuleOutcome::Rejected(Rejection::Mlir(e.clone())))?;
     if module.checks.is_empty() {
         return Err(ModuleOutcome::Skipped(SkipReason::NoChecks));
     }
-    let json = module.module.as_ref().map_err(|e| ModuleOutcome::Rejected(Rejection::Mlir(e.clone())))?;
     let read = ReadOptions { max_elements: options.limits.max_elements };
     let ir = json::read_module(json, &Path::new("module"), read).map_err(|e| ModuleOutcome::Rejected(Rejection::Read(e)))?;
     let verified = verify::verify(ir, &VerifyOptions { max_elements: options.limits.max_elements })
