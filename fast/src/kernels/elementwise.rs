@@ -141,6 +141,8 @@ fn complex_binary<P: Copy + Sync + Send>(
         Mul => cx::mul,
         Div => cx::div,
         Pow => cx::pow,
+        Max => cx::max,
+        Min => cx::min,
         _ => return Err(bad("op not defined on complex numbers")),
     };
     Ok(run2(a, b, |x, y| down(g(up(x), up(y)))))

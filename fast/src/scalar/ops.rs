@@ -63,6 +63,8 @@ fn complex_bin(op: BinaryOp, a: cx::Z, b: cx::Z) -> Option<cx::Z> {
         Mul => cx::mul(a, b),
         Div => cx::div(a, b),
         Pow => cx::pow(a, b),
+        Max => cx::max(a, b),
+        Min => cx::min(a, b),
         _ => return None,
     })
 }

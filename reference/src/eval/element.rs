@@ -172,6 +172,8 @@ pub fn complex_binary(op: BinaryOp) -> Option<Bin<Complex<f64>>> {
         Mul => cx::mul,
         Div => cx::div,
         Pow => cx::pow,
+        Max => cx::max,
+        Min => cx::min,
         _ => return None,
     })
 }

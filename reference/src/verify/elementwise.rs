@@ -58,7 +58,9 @@ fn binary_types(op: BinaryOp, t: ElementType) -> Check {
     match op {
         // On pred, Add and Max are OR and Mul and Min are AND (as XLA).
         Add | Mul => Ok(()),
-        Max | Min => is(!t.is_complex(), "a type with an order (not complex)"),
+        // Complex Max/Min order lexicographically (real, then imaginary), as
+        // JAX's lax.max/min on XLA CPU and StableHLO's maximum/minimum.
+        Max | Min => Ok(()),
         Sub | Div | Pow => is(!t.is_pred(), "an integer, floating-point or complex type"),
         Rem => is(t.is_integer() || t.is_float(), "an integer or floating-point type"),
         Atan2 => is(t.is_float(), "a floating-point type"),
