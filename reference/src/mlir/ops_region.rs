@@ -128,42 +128,43 @@ fn collective_attrs(ctx: &Ctx, op: &Op, out: &mut Out) -> R<()> {
 /// Collectives and feeds without regions.
 pub fn world<'a>(ctx: &mut Ctx<'a>, op: &'a Op<'a>, short: &str, names: Vec<String>) -> R<()> {
     let mut out = Out::new();
-    let doc =
-        match short {
-            "all_gather" => {
-                if names.len() != 1 {
-                    return Err(ctx.err(op.at, "all_gather of several operands is not read (the document's AllGather takes one)"));
-                }
-                out.set("all_gather_dim", json!(int(ctx, op, "all_gather_dim")?));
-                collective_attrs(ctx, op, &mut out)?;
-                "AllGather"
+    let doc = match short {
+        "all_gather" => {
+            if names.len() != 1 {
+                return Err(ctx.err(op.at, "all_gather of several operands is not read (the document's AllGather takes one)"));
             }
-            "all_to_all" => {
-                if names.len() != 1 {
-                    return Err(ctx.err(op.at, "all_to_all of several operands is not read (the document's AllToAll takes one)"));
-                }
-                out.set("split_dimension", json!(int(ctx, op, "split_dimension")?))
-                    .set("concat_dimension", json!(int(ctx, op, "concat_dimension")?))
-                    .set("split_count", json!(int(ctx, op, "split_count")?));
-                collective_attrs(ctx, op, &mut out)?;
-                "AllToAll"
+            out.set("all_gather_dim", json!(int(ctx, op, "all_gather_dim")?));
+            collective_attrs(ctx, op, &mut out)?;
+            "AllGather"
+        }
+        "all_to_all" => {
+            if names.len() != 1 {
+                return Err(ctx.err(op.at, "all_to_all of several operands is not read (the document's AllToAll takes one)"));
             }
-            "collective_permute" => {
-                let a = op.attr("source_target_pairs").ok_or_else(|| ctx.err(op.at, "collective_permute needs source_target_pairs"))?;
-                out.set("source_target_pairs", json!(pairs(ctx, op.at, "source_target_pairs", a)?));
-                collective_attrs(ctx, op, &mut out)?;
-                "CollectivePermute"
-            }
-            "infeed" => return infeed(ctx, op, names),
-            "outfeed" => return outfeed(ctx, op, names),
-            _ => return Err(ctx.err(
+            out.set("split_dimension", json!(int(ctx, op, "split_dimension")?))
+                .set("concat_dimension", json!(int(ctx, op, "concat_dimension")?))
+                .set("split_count", json!(int(ctx, op, "split_count")?));
+            collective_attrs(ctx, op, &mut out)?;
+            "AllToAll"
+        }
+        "collective_permute" => {
+            let a = op.attr("source_target_pairs").ok_or_else(|| ctx.err(op.at, "collective_permute needs source_target_pairs"))?;
+            out.set("source_target_pairs", json!(pairs(ctx, op.at, "source_target_pairs", a)?));
+            collective_attrs(ctx, op, &mut out)?;
+            "CollectivePermute"
+        }
+        "infeed" => return infeed(ctx, op, names),
+        "outfeed" => return outfeed(ctx, op, names),
+        _ => {
+            return Err(ctx.err(
                 op.at,
                 format!(
                     "{} is not read yet: StableHLO's channels carry tokens differently from the document's Send/Recv (docs/stablehlo.md)",
                     quote(op.name)
                 ),
-            )),
-        };
+            ))
+        }
+    };
     finish(ctx, op, out, doc, names, true)
 }
 
