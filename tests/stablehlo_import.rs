@@ -347,3 +347,32 @@ fn infeed_and_outfeed_carry_their_tokens() {
         assert!(judge(&case, &outcome).is_ok(), "{}: {:?}", engine.name(), outcome.result);
     }
 }
+
+#[test]
+fn send_and_recv_pair_across_replicas() {
+    let module = r#"func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %id = stablehlo.replica_id : tensor<ui32>
+  %zero = stablehlo.constant dense<0> : tensor<ui32>
+  %is0 = stablehlo.compare EQ, %id, %zero : (tensor<ui32>, tensor<ui32>) -> tensor<i1>
+  %r = "stablehlo.if"(%is0) ({
+    %t = stablehlo.after_all : !stablehlo.token
+    %done = "stablehlo.send"(%x, %t) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, is_host_transfer = false}> : (tensor<2xf32>, !stablehlo.token) -> !stablehlo.token
+    %n = stablehlo.negate %x : tensor<2xf32>
+    stablehlo.return %n : tensor<2xf32>
+  }, {
+    %t = stablehlo.after_all : !stablehlo.token
+    %d:2 = "stablehlo.recv"(%t) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, is_host_transfer = false}> : (!stablehlo.token) -> (tensor<2xf32>, !stablehlo.token)
+    stablehlo.return %d#0 : tensor<2xf32>
+  }) : (tensor<i1>) -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}"#;
+    let case = json!({"format": "xla-json/1", "name": "send_recv", "module": module, "replicas": 2,
+        "replica_args": [[{"shape": "f32[2]", "value": [1.5, -2]}], [{"shape": "f32[2]", "value": [7, 8]}]],
+        "expected_per_replica": [{"shape": "f32[2]", "value": [-1.5, 2]}, {"shape": "f32[2]", "value": [1.5, -2]}]});
+    let options = RunOptions::default();
+    let case = read_case(&case, &Path::root(), &options).unwrap_or_else(|e| panic!("the case reads: {e}"));
+    for engine in engines() {
+        let outcome = run_case(&case, engine, &options);
+        assert!(judge(&case, &outcome).is_ok(), "{}: {:?}", engine.name(), outcome.result);
+    }
+}

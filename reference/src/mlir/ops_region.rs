@@ -155,15 +155,8 @@ pub fn world<'a>(ctx: &mut Ctx<'a>, op: &'a Op<'a>, short: &str, names: Vec<Stri
         }
         "infeed" => return infeed(ctx, op, names),
         "outfeed" => return outfeed(ctx, op, names),
-        _ => {
-            return Err(ctx.err(
-                op.at,
-                format!(
-                    "{} is not read yet: StableHLO's channels carry tokens differently from the document's Send/Recv (docs/stablehlo.md)",
-                    quote(op.name)
-                ),
-            ))
-        }
+        "send" | "recv" => return channel(ctx, op, short == "send", names),
+        _ => return Err(ctx.err(op.at, format!("{} is not an op xlaref reads (docs/stablehlo.md lists the ops)", quote(op.name)))),
     };
     finish(ctx, op, out, doc, names, true)
 }
@@ -199,6 +192,43 @@ fn infeed<'a>(ctx: &mut Ctx<'a>, op: &'a Op<'a>, names: Vec<String>) -> R<()> {
     let tuple = ctx.scope().fresh(&format!("{base}.results"));
     ctx.emit(Map::new(), &tuple, "Tuple", parts);
     bind_results(ctx, op, tuple, tys)
+}
+
+/// `send(%data, %token) -> token` and `recv(%token) -> (data, token)`: the
+/// document's Send then SendDone, Recv then RecvDone, on the channel of
+/// `channel_handle`, threading the token through the contexts.
+fn channel<'a>(ctx: &mut Ctx<'a>, op: &'a Op<'a>, send: bool, names: Vec<String>) -> R<()> {
+    if bool_or(op, "is_host_transfer", false) {
+        return Err(
+            ctx.err(op.at, format!("{} with is_host_transfer: transfers to the host have no meaning in the document", quote(op.name)))
+        );
+    }
+    let id = match op.attr("channel_handle").and_then(|h| h.field("handle")) {
+        Some(v) => int_value(ctx, op.at, "channel_handle", v)?,
+        None => return Err(ctx.err(op.at, format!("{} needs a channel_handle", quote(op.name)))),
+    };
+    let base = op.results.first().map_or("channel", |r| r.0).trim_start_matches('%').to_string();
+    let context = ctx.scope().fresh(&format!("{base}.context"));
+    let mut m = Map::new();
+    m.insert("channel_id".into(), json!(id));
+    if send {
+        let [_, _] = names.as_slice() else {
+            return Err(ctx.err(op.at, "send of several inputs is not read (the document's Send takes one operand)"));
+        };
+        ctx.emit(m.clone(), &context, "Send", names);
+        let done = ctx.scope().fresh(&base);
+        ctx.emit(m, &done, "SendDone", vec![context]);
+        return bind_results(ctx, op, done, op.result_types.clone());
+    }
+    let [data, Ty::Token] = op.result_types.as_slice() else {
+        return Err(ctx.err(op.at, "recv of several results is not read (the document's Recv takes one shape)"));
+    };
+    let mut recv = m.clone();
+    recv.insert("shape".into(), json!(data.shape()));
+    ctx.emit(recv, &context, "Recv", names);
+    let done = ctx.scope().fresh(&base);
+    ctx.emit(m, &done, "RecvDone", vec![context]);
+    bind_results(ctx, op, done, op.result_types.clone())
 }
 
 /// `outfeed(%inputs..., %token) -> token`: the document's Outfeed of the
