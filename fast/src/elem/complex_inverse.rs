@@ -8,7 +8,8 @@
 //! `atan z = −i atanh(iz)`. Special values are the reference's (C99's,
 //! with XLA CPU's choices: Asin, Acos, Asinh and Acosh do not see the sign
 //! of a zero part; `asinh(NaN ± 0i)` is NaN + NaN i; Sinh and Cosh give a
-//! +0 imaginary part for real arguments, Cosh also for imaginary ones).
+//! +0 imaginary part for real arguments, Cosh also for imaginary ones, Atan
+//! a −0 one for real arguments; `atanh(±0 ± 0i) = +0 ± 0i`).
 
 use std::f64::consts::{FRAC_PI_2, LN_2, PI};
 
@@ -180,18 +181,23 @@ pub fn atanh(z: Z) -> Z {
         };
         return Z::new(re, FRAC_PI_2.copysign(y));
     }
+    if x == 0.0 && y == 0.0 {
+        return Z::new(0.0, y);
+    }
     let yy = y * y;
-    let re = if x.abs() < 0.5 {
-        0.25 * (4.0 * x / ((1.0 - x) * (1.0 - x) + yy)).ln_1p()
-    } else {
-        // ¼ ln(|1 + z|² / |1 − z|²); no cancellation away from 0
-        0.5 * ((1.0 + x).hypot(y).ln() - (1.0 - x).hypot(y).ln())
-    };
+    // ¼ ln(|1 + z|²/|1 − z|²) = ¼ log1p(4|x|/|1 − |x| − iy|²), odd in x;
+    // for |x| the log1p argument is not negative.
+    let ax = x.abs();
+    let d = (1.0 - ax) * (1.0 - ax) + yy;
+    let re = (0.25 * (4.0 * ax / d).ln_1p()).copysign(x);
     let im = 0.5 * (2.0 * y).atan2((1.0 - x) * (1.0 + x) - yy);
     Z::new(re, im)
 }
 
 pub fn atan(z: Z) -> Z {
+    if z.im == 0.0 && z.re.is_finite() {
+        return Z::new(z.re.atan(), -0.0);
+    }
     let w = atanh(Z::new(-z.im, z.re));
     Z::new(w.im, -w.re)
 }
@@ -209,7 +215,7 @@ pub fn cosh(z: Z) -> Z {
     if z.im == 0.0 {
         return Z::new(z.re.cosh(), 0.0);
     }
-    if z.re == 0.0 {
+    if z.re == 0.0 && z.im.is_finite() {
         return Z::new(z.im.cos(), 0.0);
     }
     z.cosh()

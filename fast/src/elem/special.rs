@@ -195,7 +195,7 @@ fn hurwitz(x: f64, q: f64) -> f64 {
     while a < start && steps < 200_000 {
         let term = a.powf(-x);
         sum += term;
-        if sum.is_infinite() || term < sum * 1e-19 {
+        if sum.is_infinite() || term <= sum * 1e-19 {
             return sum;
         }
         a += 1.0;

@@ -17,7 +17,8 @@
 //!   keep it, as C99;
 //! - `asinh(NaN ± 0i)` and `asin(±0 + NaN i)` are `NaN + NaN i`;
 //! - Sinh and Cosh of a real argument (zero imaginary part), and Cosh of an
-//!   imaginary one, give a `+0` imaginary part.
+//!   imaginary one, give a `+0` imaginary part; Atan of a real argument a
+//!   `−0` one; `atanh(±0 ± 0i) = +0 ± 0i`.
 
 use std::f64::consts::{FRAC_PI_2, LN_2};
 
@@ -96,7 +97,7 @@ pub fn cosh(z: C) -> C {
     if y == 0.0 {
         return C::new(libm::cosh(x), 0.0);
     }
-    if x == 0.0 {
+    if x == 0.0 && y.is_finite() {
         return C::new(libm::cos(y), 0.0);
     }
     C::new(libm::cosh(x) * libm::cos(y), libm::sinh(x) * libm::sin(y))
@@ -233,14 +234,25 @@ pub fn atanh(z: C) -> C {
         let re = if x.is_infinite() || y.is_infinite() { 0f64.copysign(x) } else { xs / (xs * xs + ys * ys) / LARGE };
         return C::new(re, FRAC_PI_2.copysign(y));
     }
-    let one_minus = 1.0 - x;
-    let re = 0.25 * libm::log1p(4.0 * x / (one_minus * one_minus + y * y));
-    let im = 0.5 * libm::atan2(2.0 * y, one_minus * (1.0 + x) - y * y);
+    if x == 0.0 && y == 0.0 {
+        // XLA CPU: atanh(±0 ± 0i) = +0 ± 0i
+        return C::new(0.0, y);
+    }
+    // The real part is odd in x: formed for |x|, where the log1p argument
+    // is not negative (no cancellation near x = −1).
+    let a = x.abs();
+    let one_minus = 1.0 - a;
+    let re = (0.25 * libm::log1p(4.0 * a / (one_minus * one_minus + y * y))).copysign(x);
+    let im = 0.5 * libm::atan2(2.0 * y, (1.0 - x) * (1.0 + x) - y * y);
     C::new(re, im)
 }
 
-/// atan z = −i·atanh(iz).
+/// atan z = −i·atanh(iz); a finite real argument gives `atan x − 0i`
+/// (XLA CPU: the imaginary part is −0 whatever the sign of the argument's).
 pub fn atan(z: C) -> C {
+    if z.im == 0.0 && z.re.is_finite() {
+        return C::new(libm::atan(z.re), -0.0);
+    }
     let w = atanh(C::new(-z.im, z.re));
     C::new(w.im, -w.re)
 }
