@@ -108,7 +108,7 @@ fn one(operands: &[Val], n: usize) -> Res<&[Val]> {
 pub fn unary(w: &mut FuncWriter, at: &At, op: UnaryOp, operands: &[Val]) -> Res<Val> {
     let operands = one(operands, 1)?;
     let (x, a) = w.array(&operands[0])?;
-    let result = at.shape().clone();
+    let result = dynamic_like(at.shape(), &[&x]);
     if op == UnaryOp::Conj {
         return conj(w, x, &a);
     }
@@ -137,6 +137,26 @@ fn conj(w: &mut FuncWriter, x: Leaf, a: &ArrayShape) -> Res<Val> {
     let im = w.op1("stablehlo.imag", &[x], "", &[], part.clone());
     let neg = w.op1("stablehlo.negate", &[im], "", &[], part);
     Ok(w.op1("stablehlo.complex", &[re, neg], "", &[], Shape::Array(a.clone())).val())
+}
+
+/// The result shape with the bounded dynamic dimensions of its operands.
+/// The verifier's shapes leave dynamism to the values (a size travels
+/// with the array at run time), but a StableHLO type says it: an
+/// element-wise result is dynamic where an operand of its dimensions is.
+pub fn dynamic_like(result: &Shape, operands: &[&Leaf]) -> Shape {
+    let Shape::Array(out) = result else { return result.clone() };
+    let mut out = out.clone();
+    out.dynamic.resize(out.dims.len(), false);
+    for o in operands {
+        if let Shape::Array(a) = &o.shape {
+            if a.dims == out.dims {
+                for (d, &dynamic) in a.dynamic.iter().enumerate() {
+                    out.dynamic[d] |= dynamic;
+                }
+            }
+        }
+    }
+    Shape::Array(out)
 }
 
 /// Broadcasts an operand of an implicitly broadcasting op to `out` dims:
@@ -176,7 +196,8 @@ fn broadcast_pair(w: &mut FuncWriter, at: &At, bd: Option<&[i64]>, operands: &[V
 pub fn binary(w: &mut FuncWriter, at: &At, op: BinaryOp, bd: Option<&[i64]>, operands: &[Val]) -> Res<Val> {
     let name = binary_op_name(op).ok_or_else(|| Fail::no_op(format!("no StableHLO or CHLO op is known for {}", op.name())))?;
     let (l, r) = broadcast_pair(w, at, bd, operands)?;
-    Ok(w.op1(name, &[l, r], "", &[], at.shape().clone()).val())
+    let result = dynamic_like(at.shape(), &[&l, &r]);
+    Ok(w.op1(name, &[l, r], "", &[], result).val())
 }
 
 /// `compare_type`: the total order where asked for on real floats; the
@@ -208,7 +229,8 @@ pub fn compare(w: &mut FuncWriter, at: &At, direction: Direction, total_order: b
         Shape::Array(a) => a.element_type,
         other => return Err(Fail::internal(format!("compare of {other}"))),
     };
-    Ok(w.op1("stablehlo.compare", &[l, r], &compare_props(direction, t, total_order), &[], at.shape().clone()).val())
+    let result = dynamic_like(at.shape(), &[&l, &r]);
+    Ok(w.op1("stablehlo.compare", &[l, r], &compare_props(direction, t, total_order), &[], result).val())
 }
 
 /// Select. A scalar pred over arrays is StableHLO's own form; selecting
@@ -219,7 +241,8 @@ pub fn select(w: &mut FuncWriter, at: &At, operands: &[Val]) -> Res<Val> {
     if at.shape().is_array() {
         let (t, _) = w.array(&operands[1])?;
         let (f, _) = w.array(&operands[2])?;
-        return Ok(w.op1("stablehlo.select", &[pred, t, f], "", &[], at.shape().clone()).val());
+        let result = dynamic_like(at.shape(), &[&pred, &t, &f]);
+        return Ok(w.op1("stablehlo.select", &[pred, t, f], "", &[], result).val());
     }
     let shape = at.shape().clone();
     let on_true = operands[1].clone();
@@ -238,14 +261,16 @@ pub fn clamp(w: &mut FuncWriter, at: &At, operands: &[Val]) -> Res<Val> {
     for v in operands {
         leaves.push(w.array(v)?.0);
     }
-    Ok(w.op1("stablehlo.clamp", &leaves, "", &[], at.shape().clone()).val())
+    let result = dynamic_like(at.shape(), &leaves.iter().collect::<Vec<_>>());
+    Ok(w.op1("stablehlo.clamp", &leaves, "", &[], result).val())
 }
 
 /// ConvertElementType and BitcastConvertType: the result type says it all.
 pub fn convert(w: &mut FuncWriter, at: &At, name: &str, operands: &[Val]) -> Res<Val> {
     let operands = one(operands, 1)?;
     let (x, _) = w.array(&operands[0])?;
-    Ok(w.op1(name, &[x], "", &[], at.shape().clone()).val())
+    let result = dynamic_like(at.shape(), &[&x]);
+    Ok(w.op1(name, &[x], "", &[], result).val())
 }
 
 pub fn reduce_precision(w: &mut FuncWriter, at: &At, exponent_bits: i64, mantissa_bits: i64, operands: &[Val]) -> Res<Val> {
@@ -256,5 +281,6 @@ pub fn reduce_precision(w: &mut FuncWriter, at: &At, exponent_bits: i64, mantiss
         _ => return Err(Fail::unsupported(format!("exponent_bits {exponent_bits} or mantissa_bits {mantissa_bits} does not fit i32"))),
     };
     let props = format!("exponent_bits = {e} : i32, mantissa_bits = {m} : i32");
-    Ok(w.op1("stablehlo.reduce_precision", &[x], &props, &[], at.shape().clone()).val())
+    let result = dynamic_like(at.shape(), &[&x]);
+    Ok(w.op1("stablehlo.reduce_precision", &[x], &props, &[], result).val())
 }

@@ -21,9 +21,29 @@ pub fn reduce(w: &mut FuncWriter, at: &At, computation: ComputationId, dimension
     let leaves = all_leaves(w, operands)?;
     let region = w.computation_region(computation)?;
     let props = format!("dimensions = {}", i64_array(dimensions));
-    let shape = at.shape().clone();
+    let shape = kept_dynamic(at.shape(), &leaves, dimensions);
     let results = w.op("stablehlo.reduce", &leaves, &props, &[region], &flat_leaves(&shape));
     Ok(rebuild(&shape, &mut results.into_iter()))
+}
+
+/// Reduce's result shapes with the bounded dynamic dimensions the
+/// operands keep (see `elementwise::dynamic_like`).
+fn kept_dynamic(result: &Shape, leaves: &[super::emit::Leaf], dimensions: &[i64]) -> Shape {
+    let Some(Shape::Array(first)) = leaves.first().map(|l| &l.shape) else { return result.clone() };
+    let kept: Vec<bool> =
+        first.dynamic.iter().enumerate().filter(|(d, _)| !dimensions.contains(&(*d as i64))).map(|(_, &dynamic)| dynamic).collect();
+    let mark = |s: &Shape| match s {
+        Shape::Array(a) if a.dims.len() == kept.len() => {
+            let mut a = a.clone();
+            a.dynamic = kept.clone();
+            Shape::Array(a)
+        }
+        other => other.clone(),
+    };
+    match result {
+        Shape::Tuple(parts) => Shape::Tuple(parts.iter().map(mark).collect()),
+        other => mark(other),
+    }
 }
 
 /// A window's attributes with SAME/VALID resolved over `base` as the
