@@ -1,4 +1,4 @@
-//! StableHLO's own test files run through `xlaref` (docs/stablehlo-checks.md):
+//! StableHLO's own test files run through `xlaref` (docs/stablehlo.md ("the check dialect")):
 //! the judge of the `check` dialect on real values, the runner on
 //! hand-built test files, and — when `../shared/stablehlo-tests` (or
 //! `$XLAREF_STABLEHLO_TESTS`) exists — the whole shared suite on both

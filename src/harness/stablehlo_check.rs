@@ -2,7 +2,7 @@
 //! test programs accepts, as StableHLO's interpreter decides it
 //! (`stablehlo/tests/CheckOps.{td,cpp}`, `stablehlo/reference/Element.cpp`
 //! and the custom-call fallback of `stablehlo-translate --interpret`), on
-//! top of the element walk of `compare.rs`. docs/stablehlo-checks.md maps
+//! top of the element walk of `compare.rs`. docs/stablehlo.md ("the check dialect") maps
 //! these rules to the tolerance model.
 
 use std::fmt;
