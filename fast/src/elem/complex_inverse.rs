@@ -105,6 +105,10 @@ pub fn asin(z: Z) -> Z {
         return nan_asin(z);
     }
     let (x, y) = (z.re.abs(), z.im.abs());
+    if x.max(y) < 1e-100 {
+        // asin z = z + z³/6 + …: z itself, where Hull's y² would underflow
+        return z;
+    }
     let (re, im) = if x.max(y) > HUGE {
         let (l, angle) = asymptotic(x, y);
         (angle, l)
@@ -189,7 +193,8 @@ pub fn atanh(z: Z) -> Z {
     // for |x| the log1p argument is not negative.
     let ax = x.abs();
     let d = (1.0 - ax) * (1.0 - ax) + yy;
-    let re = (0.25 * (4.0 * ax / d).ln_1p()).copysign(x);
+    // Where d underflows (x = ±1, tiny y), ln d comes from the hypotenuse.
+    let re = if d < 1e-300 { 0.25 * (4.0 * ax).ln() - 0.5 * (1.0 - ax).hypot(y).ln() } else { 0.25 * (4.0 * ax / d).ln_1p() }.copysign(x);
     let im = 0.5 * (2.0 * y).atan2((1.0 - x) * (1.0 + x) - yy);
     Z::new(re, im)
 }

@@ -240,6 +240,32 @@ pub fn polygamma(n: f64, x: f64) -> f64 {
     }
 }
 
+/// asinh: the platform's, except beyond 1e300 where its `x + x/(…)`
+/// overflows: `ln|x| + ln 2` there.
+pub fn asinh(x: f64) -> f64 {
+    if x.abs() > 1e300 && x.is_finite() {
+        return (x.abs().ln() + std::f64::consts::LN_2).copysign(x);
+    }
+    x.asinh()
+}
+
+/// acosh: NaN below 1; `log1p(t + sqrt(2t + t²))` with the exact `t = x − 1`
+/// below 2 (the platform's `ln(x + …)` loses digits near 1); `ln x + ln 2`
+/// beyond 1e300, where `x + sqrt(x² − 1)` would overflow.
+pub fn acosh(x: f64) -> f64 {
+    if x.is_nan() || x < 1.0 {
+        return f64::NAN;
+    }
+    if x < 2.0 {
+        let t = x - 1.0;
+        return (t + (2.0 * t + t * t).sqrt()).ln_1p();
+    }
+    if x > 1e300 {
+        return x.ln() + std::f64::consts::LN_2;
+    }
+    x.acosh()
+}
+
 /// NextAfter on bit patterns of width `width` (the element's own bits):
 /// NaN pattern `nan` if either operand is NaN.
 #[inline]

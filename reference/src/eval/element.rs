@@ -58,7 +58,7 @@ pub fn float_unary<T: Float>(op: UnaryOp) -> Option<Un<T>> {
         Acos => |x| fl::apply(x, libm::acos),
         Atan => |x| fl::apply(x, libm::atan),
         Asinh => |x| fl::apply(x, libm::asinh),
-        Acosh => |x| fl::apply(x, libm::acosh),
+        Acosh => |x| fl::apply(x, sp::acosh),
         Atanh => |x| fl::apply(x, libm::atanh),
         Erfc => |x| fl::apply(x, libm::erfc),
         ErfInv => |x| fl::apply(x, sp::erf_inv),

@@ -242,7 +242,15 @@ pub fn atanh(z: C) -> C {
     // is not negative (no cancellation near x = −1).
     let a = x.abs();
     let one_minus = 1.0 - a;
-    let re = (0.25 * libm::log1p(4.0 * a / (one_minus * one_minus + y * y))).copysign(x);
+    let d = one_minus * one_minus + y * y;
+    let re = if d < 1e-300 {
+        // d underflows (x = ±1, tiny y): ¼ ln(4|x|/d) with ln d from the
+        // hypotenuse, which does not.
+        0.25 * libm::log(4.0 * a) - 0.5 * libm::log(libm::hypot(one_minus, y))
+    } else {
+        0.25 * libm::log1p(4.0 * a / d)
+    }
+    .copysign(x);
     let im = 0.5 * libm::atan2(2.0 * y, (1.0 - x) * (1.0 + x) - y * y);
     C::new(re, im)
 }

@@ -82,7 +82,11 @@ pub fn lgamma(x: f64) -> f64 {
     if !reflect {
         return ln_y;
     }
-    let ln_sin = libm::log(libm::sin(PI * reduced_fraction(x)));
+    let r = reduced_fraction(x);
+    // For tiny r, sin(πr) = πr to far below f64's precision, and ln π + ln r
+    // keeps the digits that rounding πr onto the subnormal grid would lose
+    // (lgamma(5e-324) = 744.44, not 744.49).
+    let ln_sin = if r < 1e-8 { libm::log(PI) + libm::log(r) } else { libm::log(libm::sin(PI * r)) };
     if !ln_sin.is_finite() {
         // sin(πx) = 0: a pole; -ln 0 = +inf wins over the finite rest.
         return -ln_sin;
@@ -436,6 +440,15 @@ pub fn polygamma(n: f64, x: f64) -> f64 {
         return sign * z;
     }
     sign * z.signum() * libm::exp(lgamma(n + 1.0) + libm::log(z.abs()))
+}
+
+/// Acosh on reals: `libm::acosh` for `x >= 1`, NaN below (the `libm`
+/// crate's own answer for `x < −2` is not NaN).
+pub fn acosh(x: f64) -> f64 {
+    if x < 1.0 {
+        return f64::NAN;
+    }
+    libm::acosh(x)
 }
 
 /// NextAfter — the neighbour of `from` in the direction of `to`, on the bit
