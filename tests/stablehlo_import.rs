@@ -259,7 +259,8 @@ fn errors_name_the_line_column_and_construct() {
         ("func.func @main(%a: tensor<2x!quant.uniform<i8:f32, 1.0>>) -> tensor<2xf32> {\n  return %a : tensor<2xf32>\n}", 1, "quantized"),
         ("func.func @main() -> tensor<2xf32> {\n  return %zz : tensor<2xf32>\n}", 2, "`%zz` is not defined"),
         ("func.func @main() -> tensor<2xf32> {\n  %0 = stablehlo.constant dense<[1.0, 2.0, 3.0]> : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}", 2, "3 items where the type has 2"),
-        ("func.func @main() -> tensor<2xf32> {\n  %0 = stablehlo.dynamic_iota %a, dim = 0 : (tensor<1xi64>) -> tensor<2xf32>\n", 2, "dynamic shapes"),
+        ("func.func @main(%a: tensor<1xi64>) -> tensor<2xf32> {\n  %0 = stablehlo.dynamic_iota %a, dim = 0 : (tensor<1xi64>) -> tensor<2xf32>\n  return %0 : tensor<2xf32>\n}", 2, "dynamic shapes"),
+        ("func.func @main() -> tensor<2xf32> {\n  %0 = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>\n", 1, "not closed"),
     ];
     for (text, line, needle) in cases {
         let e = mlir_to_json(text).expect_err(text);
@@ -325,4 +326,53 @@ fn eval_and_import_take_mlir_on_the_command_line() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("line 2"), "{}", String::from_utf8_lossy(&out.stderr));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn infeed_and_outfeed_carry_their_tokens() {
+    let module = r#"func.func @main() -> tensor<2xi32> {
+  %t = stablehlo.after_all : !stablehlo.token
+  %0:3 = "stablehlo.infeed"(%t) <{infeed_config = ""}> : (!stablehlo.token) -> (tensor<2xi32>, tensor<f32>, !stablehlo.token)
+  %1 = "stablehlo.outfeed"(%0#1, %0#2) <{outfeed_config = ""}> : (tensor<f32>, !stablehlo.token) -> !stablehlo.token
+  return %0#0 : tensor<2xi32>
+}"#;
+    let case = json!({"format": "xla-json/1", "name": "feeds", "module": module, "args": [],
+        "infeed": [{"shape": "(s32[2], f32[])", "value": {"tuple": [[3, -4], 2.5]}}],
+        "outfeed": [{"shape": "f32[]", "value": 2.5}],
+        "expected": {"shape": "s32[2]", "value": [3, -4]}});
+    let options = RunOptions::default();
+    let case = read_case(&case, &Path::root(), &options).unwrap_or_else(|e| panic!("the case reads: {e}"));
+    for engine in engines() {
+        let outcome = run_case(&case, engine, &options);
+        assert!(judge(&case, &outcome).is_ok(), "{}: {:?}", engine.name(), outcome.result);
+    }
+}
+
+#[test]
+fn send_and_recv_pair_across_replicas() {
+    let module = r#"func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %id = stablehlo.replica_id : tensor<ui32>
+  %zero = stablehlo.constant dense<0> : tensor<ui32>
+  %is0 = stablehlo.compare EQ, %id, %zero : (tensor<ui32>, tensor<ui32>) -> tensor<i1>
+  %r = "stablehlo.if"(%is0) ({
+    %t = stablehlo.after_all : !stablehlo.token
+    %done = "stablehlo.send"(%x, %t) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, is_host_transfer = false}> : (tensor<2xf32>, !stablehlo.token) -> !stablehlo.token
+    %n = stablehlo.negate %x : tensor<2xf32>
+    stablehlo.return %n : tensor<2xf32>
+  }, {
+    %t = stablehlo.after_all : !stablehlo.token
+    %d:2 = "stablehlo.recv"(%t) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, is_host_transfer = false}> : (!stablehlo.token) -> (tensor<2xf32>, !stablehlo.token)
+    stablehlo.return %d#0 : tensor<2xf32>
+  }) : (tensor<i1>) -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}"#;
+    let case = json!({"format": "xla-json/1", "name": "send_recv", "module": module, "replicas": 2,
+        "replica_args": [[{"shape": "f32[2]", "value": [1.5, -2]}], [{"shape": "f32[2]", "value": [7, 8]}]],
+        "expected_per_replica": [{"shape": "f32[2]", "value": [-1.5, 2]}, {"shape": "f32[2]", "value": [1.5, -2]}]});
+    let options = RunOptions::default();
+    let case = read_case(&case, &Path::root(), &options).unwrap_or_else(|e| panic!("the case reads: {e}"));
+    for engine in engines() {
+        let outcome = run_case(&case, engine, &options);
+        assert!(judge(&case, &outcome).is_ok(), "{}: {:?}", engine.name(), outcome.result);
+    }
 }

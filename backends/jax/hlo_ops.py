@@ -311,8 +311,12 @@ class StructuredOps:
             if p.upper() == "VALID":
                 return [(0, 0)] * len(dims)
             if p.upper() == "SAME":
+                # The window measured dilated, the input undilated, as JAX's
+                # reduce_window/conv_general_dilated (docs/semantics-decisions.md).
                 pads = []
-                for n, w, s in zip(dims, wd, ws):
+                for i, (n, w, s) in enumerate(zip(dims, wd, ws)):
+                    if win_dil is not None and i < len(win_dil) and w > 0:
+                        w = (w - 1) * win_dil[i] + 1
                     out = -(-n // s)
                     total = max((out - 1) * s + w - n, 0)
                     pads.append((total // 2, total - total // 2))
@@ -466,10 +470,7 @@ class StructuredOps:
         lsp = [ld[ll.index(str(i))] for i in range(n)]
         ksp = [rd[rl.index(str(i))] for i in range(n)]
         p = ins.get("padding", "VALID")
-        if isinstance(p, str):
-            pads = self.padding(p, lsp, ksp, strides, None, None, nm)
-        else:
-            pads = self.padding(p, lsp, ksp, strides, None, None, nm)
+        pads = self.padding(p, lsp, ksp, strides, None, rdl, nm)
         osp = []
         for x, w, s, (lo, hi), a, b in zip(lsp, ksp, strides, pads, ldl, rdl):
             if s <= 0 or a <= 0 or b <= 0:

@@ -1,18 +1,22 @@
-//! `xlaref check [--engine reference|fast|both] PATH...`: runs every case,
-//! prints one line per failing case, closes with `N passed, M failed`.
+//! `xlaref check [--engine reference|fast|both] PATH...`: runs every case
+//! file (`*.json`) and every StableHLO test file (`*.mlir`, or any file
+//! whose text is MLIR), prints one line per failing case or module, closes
+//! with `N passed, M failed, K skipped`.
 
 use std::path::Path;
 
 use clap::Args;
 use xlaref_reference::json;
 
-use super::{read_text, LimitArgs, EXIT_BAD_INPUT, EXIT_FAILURE};
-use crate::harness::case::{case_files, judge_under_model, read_cases, run_case};
+use super::check_mlir::{MlirRun, Tally};
+use super::{LimitArgs, EXIT_BAD_INPUT, EXIT_FAILURE};
+use crate::harness::case::{files_with_extensions, judge_under_model, read_cases, run_case, RunOptions};
 use crate::harness::engine::{self, Engine};
+use xlaref_reference::mlir::is_mlir_text;
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// Case files or directories (searched for *.json).
+    /// Case files, StableHLO test files, or directories (searched for *.json and *.mlir).
     #[arg(required = true)]
     pub paths: Vec<String>,
     /// Which engine runs the cases: reference, fast, or both.
@@ -21,6 +25,12 @@ pub struct CheckArgs {
     /// Also print a line for every passing case.
     #[arg(long, short)]
     pub verbose: bool,
+    /// Write the per-family table of the StableHLO test files run (Markdown) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub table: Option<String>,
+    /// Also run StableHLO test files marked RUN-DISABLED (skipped by default).
+    #[arg(long)]
+    pub run_disabled: bool,
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -37,9 +47,10 @@ pub fn run(a: CheckArgs) -> i32 {
         },
     };
     let options = a.limits.run_options();
-    let (mut passed, mut failed) = (0usize, 0usize);
+    let mut tally = Tally::default();
+    let mut mlir = MlirRun::new(&engines, &a.limits, a.run_disabled, a.verbose);
     for root in &a.paths {
-        let files = match case_files(Path::new(root)) {
+        let files = match files_with_extensions(Path::new(root), &["json", "mlir"]) {
             Ok(f) => f,
             Err(e) => {
                 eprintln!("error: cannot read {root}: {e}");
@@ -48,45 +59,68 @@ pub fn run(a: CheckArgs) -> i32 {
         };
         for file in files {
             let shown = file.display().to_string();
-            let doc = match read_text(&shown).and_then(|t| json::parse_json(&t).map_err(|e| e.to_string())) {
-                Ok(d) => d,
+            let text = match std::fs::read_to_string(&file) {
+                Ok(t) => t,
                 Err(e) => {
-                    println!("FAIL {shown}: {e}");
-                    failed += 1;
-                    continue;
+                    eprintln!("error: cannot read {shown}: {e}");
+                    return EXIT_BAD_INPUT;
                 }
             };
-            for (name, case) in read_cases(&doc, &shown, &options) {
-                let case = match case {
-                    Ok(c) => c,
-                    Err(e) => {
-                        println!("FAIL {name} ({shown}): malformed case: {e}");
-                        failed += 1;
-                        continue;
-                    }
-                };
-                for engine in &engines {
-                    let outcome = run_case(&case, *engine, &options);
-                    match judge_under_model(&case, &outcome, *engine, &options) {
-                        Ok(()) => {
-                            passed += 1;
-                            if a.verbose {
-                                println!("ok   {name} [{}]", engine.name());
-                            }
-                        }
-                        Err(reason) => {
-                            failed += 1;
-                            println!("FAIL {name} [{}] ({shown}): {reason}", engine.name());
-                        }
-                    }
-                }
+            // By content, not by name: an MLIR file may have any suffix.
+            if is_mlir_text(&text) {
+                mlir.run_file(&shown, &text, &mut tally);
+            } else {
+                check_case_file(&shown, &text, &engines, &options, a.verbose, &mut tally);
             }
         }
     }
-    println!("{passed} passed, {failed} failed");
-    if failed == 0 {
+    if let Some(path) = &a.table {
+        if let Err(e) = std::fs::write(path, mlir.table()) {
+            eprintln!("error: cannot write {path}: {e}");
+            return EXIT_BAD_INPUT;
+        }
+    }
+    println!("{} passed, {} failed, {} skipped", tally.passed, tally.failed, tally.skipped);
+    if tally.failed == 0 {
         0
     } else {
         EXIT_FAILURE
+    }
+}
+
+/// Runs every case of a JSON case file on every engine.
+fn check_case_file(shown: &str, text: &str, engines: &[&dyn Engine], options: &RunOptions, verbose: bool, tally: &mut Tally) {
+    let doc = match json::parse_json(text) {
+        Ok(d) => d,
+        Err(e) => {
+            println!("FAIL {shown}: {e}");
+            tally.failed += 1;
+            return;
+        }
+    };
+    for (name, case) in read_cases(&doc, shown, options) {
+        let case = match case {
+            Ok(c) => c,
+            Err(e) => {
+                println!("FAIL {name} ({shown}): malformed case: {e}");
+                tally.failed += 1;
+                continue;
+            }
+        };
+        for engine in engines {
+            let outcome = run_case(&case, *engine, options);
+            match judge_under_model(&case, &outcome, *engine, options) {
+                Ok(()) => {
+                    tally.passed += 1;
+                    if verbose {
+                        println!("ok   {name} [{}]", engine.name());
+                    }
+                }
+                Err(reason) => {
+                    tally.failed += 1;
+                    println!("FAIL {name} [{}] ({shown}): {reason}", engine.name());
+                }
+            }
+        }
     }
 }

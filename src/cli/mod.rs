@@ -3,6 +3,7 @@
 pub mod bench;
 mod bench_memory;
 mod check;
+mod check_mlir;
 pub mod conform;
 mod eval;
 mod export;
@@ -34,7 +35,7 @@ pub struct Cli {
 pub enum Command {
     /// Evaluate a module on arguments and print the result as a typed literal.
     Eval(eval::EvalArgs),
-    /// Run every case in the given files or directories and report failures.
+    /// Run every case file and StableHLO test file (.mlir) in the given paths and report failures.
     Check(check::CheckArgs),
     /// Run cases through another backend and report its conformance per op.
     Conform(conform::ConformArgs),

@@ -4,7 +4,8 @@
 
 use proptest::prelude::*;
 use serde_json::json;
-use xlaref_reference::literal::Literal;
+use xlaref_reference::literal::{ArrayLiteral, Data, Literal};
+use xlaref_reference::numerics::convert::convert as convert_data;
 use xlaref_reference::types::ElementType;
 
 use super::values::{array, dims, literal, one_of, types, COMPLEX, FLOATS, INTS, SMALL_FLOATS};
@@ -21,11 +22,14 @@ fn unary_types(op: &str) -> Vec<ElementType> {
         "Abs" | "Neg" | "Sign" => [&signed[..], &FLOATS, &COMPLEX].concat(),
         "Not" => [&INTS[..], &[E::Pred]].concat(),
         "PopulationCount" | "Clz" => INTS.to_vec(),
+        // CHLO extension ops
+        "Sinh" | "Cosh" | "Asin" | "Acos" | "Atan" | "Asinh" | "Acosh" | "Atanh" => [&FLOATS[..], &COMPLEX].concat(),
+        "ErfInv" | "Erfc" | "Lgamma" | "Digamma" | "BesselI1e" | "IsInf" | "IsPosInf" | "IsNegInf" => [&FLOATS[..], &SMALL_FLOATS].concat(),
         _ => COMPLEX.to_vec(), // Real, Imag, Conj
     }
 }
 
-const UNARY: [&str; 27] = [
+const UNARY: [&str; 43] = [
     "Abs",
     "Cbrt",
     "Ceil",
@@ -53,6 +57,22 @@ const UNARY: [&str; 27] = [
     "Sqrt",
     "Tan",
     "Tanh",
+    "Sinh",
+    "Cosh",
+    "Asin",
+    "Acos",
+    "Atan",
+    "Asinh",
+    "Acosh",
+    "Atanh",
+    "ErfInv",
+    "Erfc",
+    "Lgamma",
+    "Digamma",
+    "BesselI1e",
+    "IsInf",
+    "IsPosInf",
+    "IsNegInf",
 ];
 
 fn unary(op: &'static str) -> BoxedStrategy<Program> {
@@ -75,13 +95,14 @@ fn binary_types(op: &str) -> Vec<ElementType> {
         "Rem" | "Max" | "Min" => [&INTS[..], &FLOATS].concat(),
         "Pow" => [&FLOATS[..], &COMPLEX].concat(),
         "Atan2" => FLOATS.to_vec(),
+        "NextAfter" | "Zeta" => [&FLOATS[..], &SMALL_FLOATS].concat(),
         "Complex" => vec![E::F32, E::F64],
         "And" | "Or" | "Xor" => [&INTS[..], &[E::Pred]].concat(),
         _ => INTS.to_vec(), // shifts
     }
 }
 
-const BINARY: [&str; 16] = [
+const BINARY: [&str; 18] = [
     "Add",
     "Sub",
     "Mul",
@@ -98,7 +119,29 @@ const BINARY: [&str; 16] = [
     "ShiftLeft",
     "ShiftRightArithmetic",
     "ShiftRightLogical",
+    "NextAfter",
+    "Zeta",
 ];
+
+/// Polygamma(n, x): `n` mostly a small non-negative integer (the orders
+/// where the function is defined), sometimes any value (NaN then).
+fn polygamma() -> BoxedStrategy<Program> {
+    (one_of(&[&FLOATS[..], &SMALL_FLOATS].concat()), dims(0..=2, 4), any::<bool>())
+        .prop_flat_map(|(t, d, integer_orders)| {
+            let n = d.iter().product::<i64>() as usize;
+            let shape = d.clone();
+            let orders = if integer_orders {
+                proptest::collection::vec((0..=5i64).prop_map(|k| k as f64), n)
+                    .prop_map(move |v| Literal::Array(ArrayLiteral::new(shape.clone(), convert_data(&Data::F64(v), t))))
+                    .boxed()
+            } else {
+                literal(t, d.clone())
+            };
+            (orders, literal(t, d))
+        })
+        .prop_map(|(n, x)| two_operand_program("Polygamma", n, x, None))
+        .boxed()
+}
 
 /// Two operands of one shape, or (one time in four) the lower-rank operand
 /// broadcast with `broadcast_dimensions`.
@@ -298,6 +341,7 @@ pub fn generators() -> Vec<(&'static str, BoxedStrategy<Program>)> {
     let mut out: Vec<(&'static str, BoxedStrategy<Program>)> = Vec::new();
     out.extend(UNARY.iter().map(|&op| (op, unary(op))));
     out.extend(BINARY.iter().map(|&op| (op, binary(op))));
+    out.push(("Polygamma", polygamma()));
     out.extend(COMPARE.iter().map(|&op| (op, compare(op))));
     out.push(("Select", select()));
     out.push(("Clamp", clamp()));

@@ -372,6 +372,12 @@ fn judge_outfeed(case: &Case, outcome: &Outcome) -> Result<(), String> {
 
 /// Every `.json` file under a path (the path itself if it is a file), sorted.
 pub fn case_files(path: &FsPath) -> std::io::Result<Vec<std::path::PathBuf>> {
+    files_with_extensions(path, &["json"])
+}
+
+/// Every file under a path whose extension is one of `extensions` (the path
+/// itself if it is a file, whatever its name), sorted.
+pub fn files_with_extensions(path: &FsPath, extensions: &[&str]) -> std::io::Result<Vec<std::path::PathBuf>> {
     let mut out = Vec::new();
     if path.is_file() {
         out.push(path.to_path_buf());
@@ -383,7 +389,7 @@ pub fn case_files(path: &FsPath) -> std::io::Result<Vec<std::path::PathBuf>> {
             let p = entry?.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if p.extension().is_some_and(|e| e == "json") {
+            } else if p.extension().is_some_and(|e| extensions.iter().any(|x| e == *x)) {
                 out.push(p);
             }
         }

@@ -67,80 +67,146 @@ impl fmt::Display for Mismatch {
 
 /// Compares `actual` with `expected`; `None` means they agree.
 pub fn compare(actual: &Literal, expected: &Literal, tolerance: Option<&Tolerance>) -> Option<Mismatch> {
-    compare_at(actual, expected, tolerance, "")
+    match compare_by(actual, expected, &CaseRule(tolerance)) {
+        Ok(()) => None,
+        Err(Disagreement::Shape(m)) | Err(Disagreement::Element(m, ())) => Some(m),
+    }
 }
 
-fn compare_at(actual: &Literal, expected: &Literal, tolerance: Option<&Tolerance>, at: &str) -> Option<Mismatch> {
+/// How two elements of the same type are judged, for [`compare_by`]. `Err`
+/// carries what the rule measured at an element it rejects (a distance, or
+/// why the pair cannot be judged), so callers get a typed verdict rather
+/// than a message. Case files (FORMAT.md §4) use [`CaseRule`]; StableHLO's
+/// `check` dialect has its own rules (`stablehlo_check.rs`).
+pub trait ElementRule {
+    type Miss;
+    fn preds(&self, actual: bool, expected: bool) -> Result<(), Self::Miss>;
+    /// Every integer type, widened exactly.
+    fn ints(&self, actual: i128, expected: i128) -> Result<(), Self::Miss>;
+    fn floats<T: Float>(&self, actual: T, expected: T) -> Result<(), Self::Miss>;
+    fn complexes<T: Float>(&self, actual: Complex<T>, expected: Complex<T>) -> Result<(), Self::Miss>;
+}
+
+/// Why two values disagree under an [`ElementRule`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum Disagreement<M> {
+    /// Different shapes, element types, tuple arities or dynamic sizes.
+    Shape(Mismatch),
+    /// The first element (in row-major order) the rule rejects.
+    Element(Mismatch, M),
+}
+
+impl<M> Disagreement<M> {
+    pub fn mismatch(&self) -> &Mismatch {
+        match self {
+            Disagreement::Shape(m) | Disagreement::Element(m, _) => m,
+        }
+    }
+}
+
+/// Walks two values with `rule`: shapes must be equal, then every element
+/// pair must pass.
+pub fn compare_by<R: ElementRule>(actual: &Literal, expected: &Literal, rule: &R) -> Result<(), Disagreement<R::Miss>> {
+    compare_at(actual, expected, rule, "")
+}
+
+fn compare_at<R: ElementRule>(actual: &Literal, expected: &Literal, rule: &R, at: &str) -> Result<(), Disagreement<R::Miss>> {
     let describe = |l: &Literal| l.shape().to_string();
     match (actual, expected) {
-        (Literal::Token, Literal::Token) => None,
+        (Literal::Token, Literal::Token) => Ok(()),
         (Literal::Tuple(a), Literal::Tuple(e)) if a.len() == e.len() => {
-            a.iter().zip(e).enumerate().find_map(|(i, (x, y))| compare_at(x, y, tolerance, &format!("{at}{{{i}}}")))
+            a.iter().zip(e).enumerate().try_for_each(|(i, (x, y))| compare_at(x, y, rule, &format!("{at}{{{i}}}")))
         }
         (Literal::Array(a), Literal::Array(e)) if a.shape.element_type == e.shape.element_type && a.dims() == e.dims() => {
-            compare_arrays(a, e, tolerance, at)
+            compare_arrays(a, e, rule, at)
         }
-        _ => Some(Mismatch {
+        _ => Err(Disagreement::Shape(Mismatch {
             at: if at.is_empty() { "shape".into() } else { at.into() },
             expected: describe(expected),
             actual: describe(actual),
-        }),
+        })),
     }
 }
 
-fn compare_arrays(a: &ArrayLiteral, e: &ArrayLiteral, tolerance: Option<&Tolerance>, at: &str) -> Option<Mismatch> {
+fn compare_arrays<R: ElementRule>(a: &ArrayLiteral, e: &ArrayLiteral, rule: &R, at: &str) -> Result<(), Disagreement<R::Miss>> {
     if a.dynamic_sizes != e.dynamic_sizes && (a.dynamic_sizes.is_some() || e.dynamic_sizes.is_some()) {
         let sizes = |l: &ArrayLiteral| format!("{:?}", l.dynamic_sizes.clone().unwrap_or_else(|| l.dims().to_vec()));
-        return Some(Mismatch { at: format!("{at}dynamic sizes"), expected: sizes(e), actual: sizes(a) });
+        return Err(Disagreement::Shape(Mismatch { at: format!("{at}dynamic sizes"), expected: sizes(e), actual: sizes(a) }));
     }
-    let position = first_difference(&a.data, &e.data, tolerance)?;
+    let storage = || Mismatch { at: format!("{at}storage"), expected: e.shape.to_string(), actual: a.shape.to_string() };
+    let Err((position, miss)) = first_difference(&a.data, &e.data, rule).ok_or_else(|| Disagreement::Shape(storage()))? else {
+        return Ok(());
+    };
     let index = a.shape.unlinear(position);
     let element = |l: &ArrayLiteral| {
         let one = ArrayLiteral::new(vec![], l.data.element(position));
         write_literal(&Literal::Array(one), WriteOptions { exact_bits: true }).to_string()
     };
-    Some(Mismatch { at: format!("{at}{:?}", index.as_slice()), expected: element(e), actual: element(a) })
+    Err(Disagreement::Element(Mismatch { at: format!("{at}{:?}", index.as_slice()), expected: element(e), actual: element(a) }, miss))
 }
 
-/// The position of the first element that differs, if any.
-fn first_difference(a: &Data, e: &Data, t: Option<&Tolerance>) -> Option<usize> {
-    fn ints<T: Copy + Into<i128>>(a: &[T], e: &[T], t: Option<&Tolerance>) -> Option<usize> {
-        a.iter().zip(e).position(|(&x, &y)| {
-            let (x, y): (i128, i128) = (x.into(), y.into());
-            match t {
-                None => x != y,
-                Some(t) => !t.accepts(x as f64, y as f64, (x - y).unsigned_abs() as f64),
-            }
+/// The position of the first element pair the rule rejects, with what the
+/// rule measured there; `None` when the two are stored as different types
+/// (which a literal of a checked element type never is).
+fn first_difference<R: ElementRule>(a: &Data, e: &Data, rule: &R) -> Option<Result<(), (usize, R::Miss)>> {
+    fn each<T: Copy, M>(a: &[T], e: &[T], judge: impl Fn(T, T) -> Result<(), M>) -> Result<(), (usize, M)> {
+        a.iter().zip(e).enumerate().try_for_each(|(i, (&x, &y))| judge(x, y).map_err(|m| (i, m)))
+    }
+    fn ints<T: Copy + Into<i128>, R: ElementRule>(a: &[T], e: &[T], rule: &R) -> Result<(), (usize, R::Miss)> {
+        each(a, e, |x: T, y: T| rule.ints(x.into(), y.into()))
+    }
+    Some(match (a, e) {
+        (Data::Pred(x), Data::Pred(y)) => each(x, y, |p, q| rule.preds(p, q)),
+        (Data::S8(x), Data::S8(y)) => ints(x, y, rule),
+        (Data::S16(x), Data::S16(y)) => ints(x, y, rule),
+        (Data::S32(x), Data::S32(y)) => ints(x, y, rule),
+        (Data::S64(x), Data::S64(y)) => ints(x, y, rule),
+        (Data::U8(x), Data::U8(y)) => ints(x, y, rule),
+        (Data::U16(x), Data::U16(y)) => ints(x, y, rule),
+        (Data::U32(x), Data::U32(y)) => ints(x, y, rule),
+        (Data::U64(x), Data::U64(y)) => ints(x, y, rule),
+        (Data::F16(x), Data::F16(y)) => each(x, y, |p, q| rule.floats(p, q)),
+        (Data::BF16(x), Data::BF16(y)) => each(x, y, |p, q| rule.floats(p, q)),
+        (Data::F32(x), Data::F32(y)) => each(x, y, |p, q| rule.floats(p, q)),
+        (Data::F64(x), Data::F64(y)) => each(x, y, |p, q| rule.floats(p, q)),
+        (Data::F8E4M3FN(x), Data::F8E4M3FN(y)) => each(x, y, |p, q| rule.floats(p, q)),
+        (Data::F8E5M2(x), Data::F8E5M2(y)) => each(x, y, |p, q| rule.floats(p, q)),
+        (Data::C64(x), Data::C64(y)) => each(x, y, |p, q| rule.complexes(p, q)),
+        (Data::C128(x), Data::C128(y)) => each(x, y, |p, q| rule.complexes(p, q)),
+        _ => return None,
+    })
+}
+
+/// The rule of case files (FORMAT.md §4): exact without a tolerance, else
+/// within any of its bounds.
+pub struct CaseRule<'a>(pub Option<&'a Tolerance>);
+
+impl ElementRule for CaseRule<'_> {
+    type Miss = ();
+    fn preds(&self, actual: bool, expected: bool) -> Result<(), ()> {
+        pass_if(actual == expected)
+    }
+    fn ints(&self, x: i128, y: i128) -> Result<(), ()> {
+        pass_if(match self.0 {
+            None => x == y,
+            Some(t) => t.accepts(x as f64, y as f64, (x - y).unsigned_abs() as f64),
         })
     }
-    fn floats<T: Float>(a: &[T], e: &[T], t: Option<&Tolerance>) -> Option<usize> {
-        a.iter().zip(e).position(|(&x, &y)| !float_matches(x, y, t))
+    fn floats<T: Float>(&self, actual: T, expected: T) -> Result<(), ()> {
+        pass_if(float_matches(actual, expected, self.0))
     }
-    fn complexes<T: Float>(a: &[Complex<T>], e: &[Complex<T>], t: Option<&Tolerance>) -> Option<usize> {
-        a.iter().zip(e).position(|(x, y)| !(float_matches(x.re, y.re, t) && float_matches(x.im, y.im, t)))
-    }
-    match (a, e) {
-        (Data::Pred(x), Data::Pred(y)) => x.iter().zip(y).position(|(p, q)| p != q),
-        (Data::S8(x), Data::S8(y)) => ints(x, y, t),
-        (Data::S16(x), Data::S16(y)) => ints(x, y, t),
-        (Data::S32(x), Data::S32(y)) => ints(x, y, t),
-        (Data::S64(x), Data::S64(y)) => ints(x, y, t),
-        (Data::U8(x), Data::U8(y)) => ints(x, y, t),
-        (Data::U16(x), Data::U16(y)) => ints(x, y, t),
-        (Data::U32(x), Data::U32(y)) => ints(x, y, t),
-        (Data::U64(x), Data::U64(y)) => ints(x, y, t),
-        (Data::F16(x), Data::F16(y)) => floats(x, y, t),
-        (Data::BF16(x), Data::BF16(y)) => floats(x, y, t),
-        (Data::F32(x), Data::F32(y)) => floats(x, y, t),
-        (Data::F64(x), Data::F64(y)) => floats(x, y, t),
-        (Data::F8E4M3FN(x), Data::F8E4M3FN(y)) => floats(x, y, t),
-        (Data::F8E5M2(x), Data::F8E5M2(y)) => floats(x, y, t),
-        (Data::C64(x), Data::C64(y)) => complexes(x, y, t),
-        (Data::C128(x), Data::C128(y)) => complexes(x, y, t),
-        _ => Some(0),
+    fn complexes<T: Float>(&self, x: Complex<T>, y: Complex<T>) -> Result<(), ()> {
+        pass_if(float_matches(x.re, y.re, self.0) && float_matches(x.im, y.im, self.0))
     }
 }
 
+fn pass_if(ok: bool) -> Result<(), ()> {
+    if ok {
+        Ok(())
+    } else {
+        Err(())
+    }
+}
 /// Exact: same value, NaN matching any NaN, +0 and -0 different.
 /// Under a tolerance: within any bound, +0 equal to -0.
 fn float_matches<T: Float>(x: T, y: T, t: Option<&Tolerance>) -> bool {

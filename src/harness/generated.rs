@@ -198,7 +198,7 @@ fn is_comparison(module: &Module, id: usize) -> bool {
 fn windows_with_ties(operand: &ArrayLiteral, window: &WindowAttrs) -> bool {
     let Data::F64(values) = convert(&operand.data, ElementType::F64) else { return true };
     let dims = operand.dims();
-    let padding = window.padding.resolve(dims, &window.window_dimensions, &window.window_strides);
+    let padding = window.padding.resolve(dims, &window.window_dimensions, &window.window_dilations, &window.window_strides);
     let sources: Vec<i64> = (0..dims.len())
         .map(|d| {
             let padded = dims[d] + padding[d].0 + padding[d].1 - window.window_dimensions[d];

@@ -10,5 +10,8 @@ pub mod exact;
 pub mod ftz;
 pub mod generated;
 pub mod lockstep;
+pub mod stablehlo_check;
+pub mod stablehlo_suite;
+pub mod stablehlo_table;
 pub mod tolerance;
 mod tolerance_bn;

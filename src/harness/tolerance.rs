@@ -158,6 +158,9 @@ pub fn allowance(module: &VerifiedModule, comp: usize, instr: usize, operands: &
         // reference's is non-finite.
         Op::Binary { op: BinaryOp::Pow, .. } if complex => lenient_specials(complex_pow(precision, result, &arrays)),
         Op::Binary { op: BinaryOp::Pow | BinaryOp::Atan2, .. } => ulps_or_complex(precision, result, complex),
+        // CHLO special functions: different algorithms in the two engines.
+        Op::Unary(u) if special_function(*u) => special(precision, result),
+        Op::Binary { op: BinaryOp::Polygamma | BinaryOp::Zeta, .. } => special(precision, result),
         // Which parts of a complex product or quotient with infinite parts
         // turn NaN depends on the formula (textbook, Smith's): lenient too.
         Op::Binary { op: BinaryOp::Mul | BinaryOp::Div, .. } if complex => lenient_specials(complex_relative(precision, result)),
@@ -218,10 +221,43 @@ fn transcendental(u: UnaryOp, complex: bool) -> bool {
     use UnaryOp as U;
     match u {
         U::Cbrt | U::Cos | U::Erf | U::Exp | U::Expm1 | U::Log | U::Log1p | U::Logistic | U::Rsqrt | U::Sin | U::Tan | U::Tanh => true,
+        // CHLO extension ops that are libm functions (real) or accurate
+        // closed forms (complex) in both engines.
+        U::Sinh | U::Cosh | U::Asin | U::Acos | U::Atan | U::Asinh | U::Acosh | U::Atanh | U::Erfc => true,
         // |z| and sqrt(z) of complex numbers go through hypot and friends.
         U::Abs | U::Sqrt | U::Sign => complex,
         _ => false,
     }
+}
+
+/// The CHLO special functions whose engines use different algorithms
+/// (the reference XLA's Lanczos, Giles, Cephes and Euler–Maclaurin forms,
+/// the fast engine musl's lgamma, series and Newton steps).
+fn special_function(u: UnaryOp) -> bool {
+    matches!(u, UnaryOp::ErfInv | UnaryOp::Lgamma | UnaryOp::Digamma | UnaryOp::BesselI1e)
+}
+
+/// Heuristic allowance of the special functions (docs/tolerance.md): both
+/// engines evaluate in f64 with errors of a few dozen f64 ulps at most, so
+/// `2 ulps` of types up to f32 and `256 ulps` of f64, plus an absolute
+/// `2^-40` for results near a zero of the function (lgamma near 1, 2 and
+/// its negative roots, digamma near its roots), where f64 evaluation has
+/// an absolute, not a relative, error of a few `u·|terms|`. Non-finite
+/// results must match; an overflow is honest where the bound reaches
+/// past the largest finite value.
+fn special(p: Precision, result: &ArrayLiteral) -> Allowance {
+    let Some(values) = complexes(result) else { return Allowance::Exact };
+    let ulps = if p.digits > 24 { 256.0 } else { 2.0 };
+    let intervals = values
+        .iter()
+        .map(|z| Interval {
+            center: z.re,
+            radius: ulps * p.ulp(z.re) + (-40f64).exp2(),
+            special: (!z.re.is_finite()).then_some(z.re),
+            may_overflow: false,
+        })
+        .collect();
+    Allowance::Intervals(intervals)
 }
 
 /// The ulp bound for transcendental results: 1 ulp for types up to f32
@@ -496,8 +532,8 @@ fn is_add(c: &Computation) -> bool {
 fn computation_is_exact(module: &VerifiedModule, id: usize) -> bool {
     let c = module.computation(id);
     c.instructions.iter().all(|i| match &i.op {
-        Op::Unary(u) => !transcendental(*u, true),
-        Op::Binary { op: BinaryOp::Pow | BinaryOp::Atan2, .. } => false,
+        Op::Unary(u) => !transcendental(*u, true) && !special_function(*u),
+        Op::Binary { op: BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Polygamma | BinaryOp::Zeta, .. } => false,
         op => op.called_computations().into_iter().all(|callee| callee != id && computation_is_exact(module, callee)),
     })
 }

@@ -210,6 +210,30 @@ fn scaled_smith(a: Z, c: f64, d: f64) -> Z {
     Z::new(libm::scalbn(q.re, shift), libm::scalbn(q.im, shift))
 }
 
+/// Complex Max: lexicographic on (re, im) — the first operand when it is
+/// strictly greater, else the second (ties and NaN comparisons give `b`), as
+/// JAX's `lax.max` on XLA CPU. Exact: the result is an operand.
+#[inline(always)]
+pub fn max(a: Z, b: Z) -> Z {
+    let first = if a.re == b.re { a.im > b.im } else { a.re > b.re };
+    if first {
+        a
+    } else {
+        b
+    }
+}
+
+/// Complex Min: as [`max`] with the order reversed.
+#[inline(always)]
+pub fn min(a: Z, b: Z) -> Z {
+    let first = if a.re == b.re { a.im < b.im } else { a.re < b.re };
+    if first {
+        a
+    } else {
+        b
+    }
+}
+
 pub fn mul(a: Z, b: Z) -> Z {
     Z::new(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re)
 }

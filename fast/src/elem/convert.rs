@@ -1,6 +1,7 @@
 //! ConvertElementType in the fast engine: every source element is read as
-//! a [`V`], every target type builds itself from a `V` (as XLA CPU: bf16
-//! through f32, f16 and f8 directly, float → int saturating with NaN → 0,
+//! a [`V`], every target type builds itself from a `V` (integers round
+//! once to every float type, as the document fixes — not through f32 to
+//! bf16 as XLA; floats as XLA CPU: bf16 through f32, f16 and f8 directly, float → int saturating with NaN → 0,
 //! int → int wrapping, complex → real by its real part).
 
 use half::{bf16, f16};
@@ -158,12 +159,33 @@ fn f16_from_f64(x: f64) -> f16 {
     let magnitude = f16::from_f64(rounded);
     f16::from_bits(magnitude.to_bits() | sign)
 }
+/// A 64-bit magnitude rounded once, to nearest even, to bf16's 8
+/// significant bits, as an f32 (exact: at most 9 significant bits, below
+/// 2^65).
+fn magnitude_to_bf16_precision(m: u64) -> f32 {
+    let top = 64 - m.leading_zeros();
+    if top <= 8 {
+        return m as f32;
+    }
+    let shift = top - 8;
+    let (head, tail, half) = (m >> shift, m & ((1u64 << shift) - 1), 1u64 << (shift - 1));
+    let up = tail > half || (tail == half && head & 1 == 1);
+    (head + up as u64) as f32 * f32::from_bits((127 + shift) << 23)
+}
 impl Dst for bf16 {
     fn from_v(v: V) -> Self {
         if crate::planted::active(crate::planted::Bug::Bf16Truncates) {
             return bf16::from_bits((to_f32(v).to_bits() >> 16) as u16);
         }
-        bf16::from_f32(to_f32(v))
+        match v {
+            // One rounding (document: int → float rounds to nearest even).
+            V::I(i) => {
+                let x = magnitude_to_bf16_precision(i.unsigned_abs());
+                bf16::from_f32(if i < 0 { -x } else { x })
+            }
+            V::U(u) => bf16::from_f32(magnitude_to_bf16_precision(u)),
+            _ => bf16::from_f32(to_f32(v)),
+        }
     }
 }
 impl Dst for F8E4M3FN {
@@ -246,6 +268,18 @@ pub fn convert(data: &Data, to: ElementType) -> Data {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn int_to_bf16_rounds_once() {
+        let one = |v: V| bf16::from_v(v).to_f64();
+        assert_eq!(one(V::I((1 << 30) + (1 << 22) + 1)), (1u64 << 30 | 1 << 23) as f64);
+        assert_eq!(one(V::I(-((1 << 40) + (1 << 32) + 1))), -((1u64 << 40 | 1 << 33) as f64));
+        assert_eq!(one(V::I((1 << 40) + (1 << 32))), (1u64 << 40) as f64);
+        assert_eq!(one(V::U(u64::MAX)), 2f64.powi(64));
+        assert_eq!(one(V::U((1 << 63) + (1 << 55) + 1)), (1u64 << 63 | 1 << 56) as f64);
+        assert_eq!([one(V::I(257)), one(V::I(259)), one(V::I(-255))], [256.0, 260.0, -256.0]);
+        assert_eq!(one(V::I(i64::MIN)), -(2f64.powi(63)));
+    }
 
     #[test]
     fn f64_to_f16_rounds_once() {

@@ -18,6 +18,8 @@ pub trait Wide:
     const ZERO: Self;
     const ONE: Self;
     fn to_f64(self) -> f64;
+    /// Rounded once (the CHLO special functions are evaluated in f64).
+    fn from_f64(x: f64) -> Self;
     fn is_nan(self) -> bool;
     fn is_sign_negative(self) -> bool;
     fn exp(self) -> Self;
@@ -81,6 +83,10 @@ macro_rules! wide {
             #[inline(always)]
             fn to_f64(self) -> f64 {
                 self as f64
+            }
+            #[inline(always)]
+            fn from_f64(x: f64) -> Self {
+                x as $t
             }
             #[inline(always)]
             fn is_nan(self) -> bool {

@@ -2,12 +2,14 @@
 //! reference's `numerics/` so that the two engines check each other.
 
 pub mod complex;
+pub mod complex_inverse;
 pub mod convert;
 pub mod exp;
 pub mod f32_math;
 pub mod f8;
 pub mod float;
 pub mod int;
+pub mod special;
 
 /// Distance in f32 ulps between two values (ordered bit patterns, where -0
 /// and +0 coincide), for the tests of the f32 functions.

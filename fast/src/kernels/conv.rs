@@ -98,7 +98,7 @@ pub fn conv(attrs: &ConvAttrs, lhs: &ArrayLiteral, rhs: &ArrayLiteral, out: &Arr
     // SAME is resolved with strides clamped to the input size (as the
     // reference: a stride beyond the input places the one window alike).
     let strides: Vec<i64> = attrs.window_strides.iter().zip(&input).map(|(&s, &i)| s.min(i.max(1))).collect();
-    let padding = attrs.padding.resolve(&input, &window, &strides);
+    let padding = attrs.padding.resolve(&input, &window, &attrs.rhs_dilation, &strides);
     let mut spatial = Vec::with_capacity(n);
     for i in 0..n {
         let out_size = u(od[d.output_spatial_dimensions[i] as usize]);

@@ -13,9 +13,11 @@ use xlaref_reference::RunError;
 
 use super::layout;
 use crate::elem::complex as cx;
+use crate::elem::complex_inverse as cxi;
 use crate::elem::f8::{F8E4M3FN, F8E5M2};
 use crate::elem::float::{maximum, minimum, order_key, pow, sign, FFloat, Wide};
 use crate::elem::int::FInt;
+use crate::elem::special;
 use crate::par;
 
 type R<T> = Result<T, RunError>;
@@ -87,7 +89,7 @@ fn int_binary<T: FInt>(op: BinaryOp, a: Side<T>, b: Side<T>) -> R<Vec<T>> {
         ShiftLeft => run2(a, b, T::shl),
         ShiftRightArithmetic => run2(a, b, T::sra),
         ShiftRightLogical => run2(a, b, T::srl),
-        Atan2 | Complex => return Err(bad("float op on integers")),
+        Atan2 | Complex | NextAfter | Polygamma | Zeta => return Err(bad("float op on integers")),
     })
 }
 
@@ -111,6 +113,16 @@ fn float_binary<T: FFloat>(op: BinaryOp, a: Side<T>, b: Side<T>) -> R<Vec<T>> {
         Min => run2(a, b, f!(minimum)),
         Pow => run2(a, b, pow),
         Atan2 => run2(a, b, f!(Wide::atan2)),
+        // CHLO extension ops: NextAfter on the element's own bits; the
+        // special functions in f64 (elem::special), rounded once.
+        NextAfter => {
+            let nan = T::down(T::W::from_f64(f64::NAN)).bits();
+            run2(a, b, move |x: T, y: T| {
+                T::from_bits(special::next_after_bits(x.bits(), y.bits(), T::WIDTH, x.up().is_nan(), y.up().is_nan(), nan))
+            })
+        }
+        Polygamma => run2(a, b, |n: T, x: T| T::down(T::W::from_f64(special::polygamma(n.up().to_f64(), x.up().to_f64())))),
+        Zeta => run2(a, b, |x: T, q: T| T::down(T::W::from_f64(special::zeta(x.up().to_f64(), q.up().to_f64())))),
         _ => return Err(bad("integer op on floats")),
     })
 }
@@ -129,6 +141,8 @@ fn complex_binary<P: Copy + Sync + Send>(
         Mul => cx::mul,
         Div => cx::div,
         Pow => cx::pow,
+        Max => cx::max,
+        Min => cx::min,
         _ => return Err(bad("op not defined on complex numbers")),
     };
     Ok(run2(a, b, |x, y| down(g(up(x), up(y)))))
@@ -274,10 +288,18 @@ fn float_unary<T: FFloat + xlaref_reference::literal::Stored>(op: UnaryOp, v: &[
             move |x: T| T::down(($g)(x.up()))
         };
     }
+    macro_rules! g {
+        ($g:expr) => {
+            move |x: T| T::down(T::W::from_f64(($g)(x.up().to_f64())))
+        };
+    }
     let sign_mask = 1u64 << (T::WIDTH - 1);
     // Transcendentals cost more than their memory traffic: `map_heavy`.
     let out: Vec<T> = match op {
         IsFinite => return Ok(Data::Pred(par::map(v, |x| x.up().is_finite()))),
+        IsInf => return Ok(Data::Pred(par::map(v, |x| x.up().to_f64().is_infinite()))),
+        IsPosInf => return Ok(Data::Pred(par::map(v, |x| x.up().to_f64() == f64::INFINITY))),
+        IsNegInf => return Ok(Data::Pred(par::map(v, |x| x.up().to_f64() == f64::NEG_INFINITY))),
         Neg => par::map(v, |x| T::from_bits(x.bits() ^ sign_mask)),
         Abs => par::map(v, |x| T::from_bits(x.bits() & !sign_mask)),
         Sign => par::map(v, f!(sign)),
@@ -301,6 +323,21 @@ fn float_unary<T: FFloat + xlaref_reference::literal::Stored>(op: UnaryOp, v: &[
         Tan => trig(v, Wide::tan_near, Wide::tan),
         Tanh => par::map_heavy(v, f!(Wide::tanh)),
         Erf => par::map_heavy(v, f!(Wide::erf)),
+        // CHLO extension ops: evaluated in f64 (the platform's libm, or
+        // elem::special), rounded once; narrow types round through f32.
+        Sinh => par::map_heavy(v, g!(f64::sinh)),
+        Cosh => par::map_heavy(v, g!(f64::cosh)),
+        Asin => par::map_heavy(v, g!(f64::asin)),
+        Acos => par::map_heavy(v, g!(f64::acos)),
+        Atan => par::map_heavy(v, g!(f64::atan)),
+        Asinh => par::map_heavy(v, g!(f64::asinh)),
+        Acosh => par::map_heavy(v, g!(f64::acosh)),
+        Atanh => par::map_heavy(v, g!(f64::atanh)),
+        Erfc => par::map_heavy(v, g!(libm::erfc)),
+        ErfInv => par::map_heavy(v, g!(special::erf_inv)),
+        Lgamma => par::map_heavy(v, g!(special::lgamma)),
+        Digamma => par::map_heavy(v, g!(special::digamma)),
+        BesselI1e => par::map_heavy(v, g!(special::bessel_i1e)),
         Real | Conj => v.to_vec(),
         Imag => par::map(v, |_| T::down(T::W::ZERO)),
         _ => return Err(bad("integer op on floats")),
@@ -351,6 +388,14 @@ fn complex_unary<P: Copy + Sync + Send>(
         Cos => |z| z.cos(),
         Tan => cx::tan,
         Tanh => cx::tanh,
+        Sinh => cxi::sinh,
+        Cosh => cxi::cosh,
+        Asin => cxi::asin,
+        Acos => cxi::acos,
+        Atan => cxi::atan,
+        Asinh => cxi::asinh,
+        Acosh => cxi::acosh,
+        Atanh => cxi::atanh,
         _ => return Err(bad("op not defined on complex numbers")),
     };
     Ok(wrapc(par::map(v, |z| down(g(up(z))))))

@@ -31,7 +31,7 @@ fn int_bin<T: FInt>(op: BinaryOp, x: T, y: T) -> Option<T> {
         ShiftLeft => x.shl(y),
         ShiftRightArithmetic => x.sra(y),
         ShiftRightLogical => x.srl(y),
-        Atan2 | Complex => return None,
+        Atan2 | Complex | NextAfter | Polygamma | Zeta => return None,
     })
 }
 
@@ -63,6 +63,8 @@ fn complex_bin(op: BinaryOp, a: cx::Z, b: cx::Z) -> Option<cx::Z> {
         Mul => cx::mul(a, b),
         Div => cx::div(a, b),
         Pow => cx::pow(a, b),
+        Max => cx::max(a, b),
+        Min => cx::min(a, b),
         _ => return None,
     })
 }

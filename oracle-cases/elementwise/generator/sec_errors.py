@@ -48,8 +48,6 @@ def gen():
         ("pow", "Pow", "pred", "must be an integer, floating-point or complex type"),
         ("rem", "Rem", "c64", "must be an integer or floating-point type"),
         ("rem", "Rem", "pred", "must be an integer or floating-point type"),
-        ("max", "Max", "c64", "must be a type with an order"),
-        ("min", "Min", "c128", "must be a type with an order"),
         ("complex", "Complex", "f16", "must be f32 or f64"),
         ("complex", "Complex", "bf16", "must be f32 or f64"),
         ("complex", "Complex", "s32", "must be f32 or f64"),

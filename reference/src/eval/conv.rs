@@ -18,13 +18,14 @@ pub fn eval(attrs: &ConvAttrs, operands: &[&Literal], shape: &Shape) -> Result<L
 }
 
 /// The (low, high) padding of each spatial dimension. SAME and VALID are
-/// resolved as XlaBuilder does ([`crate::ir::Padding::resolve`]: undilated
-/// window, output size `ceil(input / stride)`). A stride beyond the input
+/// resolved by [`crate::ir::Padding::resolve`]: output size
+/// `ceil(input / stride)` for the undilated input, the window measured with
+/// `rhs_dilation` (as JAX; the document's "same shape as the input"). A stride beyond the input
 /// size places SAME's single window as the input size does, so strides are
 /// clamped to it first (which keeps the arithmetic from overflowing).
 pub fn resolved_padding(attrs: &ConvAttrs, input_spatial: &[i64], window: &[i64]) -> Vec<(i64, i64)> {
     let strides: Vec<i64> = attrs.window_strides.iter().zip(input_spatial).map(|(&s, &i)| s.min(i.max(1))).collect();
-    attrs.padding.resolve(input_spatial, window, &strides)
+    attrs.padding.resolve(input_spatial, window, &attrs.rhs_dilation, &strides)
 }
 
 /// ConvWithGeneralPadding — document §ConvWithGeneralPadding, pseudo-code:

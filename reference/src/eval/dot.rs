@@ -299,7 +299,7 @@ fn read<A: Acc>(a: &ArrayLiteral) -> Vec<A> {
 
 /// Converts the wide sums to the result type, rounding once: as
 /// ConvertElementType, except that f16 and bf16 are rounded directly
-/// (ConvertElementType rounds bf16 through f32, as XLA).
+/// (ConvertElementType rounds f64 → bf16 through f32, as XLA).
 fn round_to(sums: Data, t: ElementType) -> Data {
     match (&sums, t) {
         (Data::F64(v), ElementType::F16) => Data::F16(v.iter().map(|&x| <f16 as Float>::from_f64(x)).collect()),

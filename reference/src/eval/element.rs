@@ -6,8 +6,10 @@ use num_complex::Complex;
 
 use crate::ir::{BinaryOp, Direction, UnaryOp};
 use crate::numerics::complex as cx;
+use crate::numerics::complex_inverse as cxi;
 use crate::numerics::float::{self as fl, Float};
 use crate::numerics::int::Int;
+use crate::numerics::special as sp;
 
 pub type Un<T> = fn(T) -> T;
 pub type Bin<T> = fn(T, T) -> T;
@@ -49,6 +51,20 @@ pub fn float_unary<T: Float>(op: UnaryOp) -> Option<Un<T>> {
         Tan => |x| fl::apply(x, libm::tan),
         Tanh => |x| fl::apply(x, libm::tanh),
         Erf => |x| fl::apply(x, libm::erf),
+        // CHLO extension ops (numerics/special.rs for the special functions).
+        Sinh => |x| fl::apply(x, libm::sinh),
+        Cosh => |x| fl::apply(x, libm::cosh),
+        Asin => |x| fl::apply(x, libm::asin),
+        Acos => |x| fl::apply(x, libm::acos),
+        Atan => |x| fl::apply(x, libm::atan),
+        Asinh => |x| fl::apply(x, libm::asinh),
+        Acosh => |x| fl::apply(x, libm::acosh),
+        Atanh => |x| fl::apply(x, libm::atanh),
+        Erfc => |x| fl::apply(x, libm::erfc),
+        ErfInv => |x| fl::apply(x, sp::erf_inv),
+        Lgamma => |x| fl::apply(x, sp::lgamma),
+        Digamma => |x| fl::apply(x, sp::digamma),
+        BesselI1e => |x| fl::apply(x, sp::bessel_i1e),
         Real | Conj => |x| x,
         Imag => |_| T::from_f64(0.0),
         _ => return None,
@@ -73,6 +89,27 @@ pub fn complex_unary(op: UnaryOp) -> Option<Un<Complex<f64>>> {
         Cos => cx::cos,
         Tan => cx::tan,
         Tanh => cx::tanh,
+        Sinh => cxi::sinh,
+        Cosh => cxi::cosh,
+        Asin => cxi::asin,
+        Acos => cxi::acos,
+        Atan => cxi::atan,
+        Asinh => cxi::asinh,
+        Acosh => cxi::acosh,
+        Atanh => cxi::atanh,
+        _ => return None,
+    })
+}
+
+/// The float predicates: IsFinite and the CHLO extension ops IsInf,
+/// IsPosInf, IsNegInf (f8e4m3fn has no infinity: always false there).
+pub fn float_predicate(op: UnaryOp) -> Option<fn(f64) -> bool> {
+    use UnaryOp::*;
+    Some(match op {
+        IsFinite => f64::is_finite,
+        IsInf => f64::is_infinite,
+        IsPosInf => |x| x == f64::INFINITY,
+        IsNegInf => |x| x == f64::NEG_INFINITY,
         _ => return None,
     })
 }
@@ -101,7 +138,7 @@ pub fn int_binary<T: Int>(op: BinaryOp) -> Option<Bin<T>> {
         ShiftLeft => T::shift_left,
         ShiftRightArithmetic => T::shift_right_arithmetic,
         ShiftRightLogical => T::shift_right_logical,
-        Atan2 | Complex => return None,
+        Atan2 | Complex | NextAfter | Polygamma | Zeta => return None,
     })
 }
 
@@ -118,6 +155,10 @@ pub fn float_binary<T: Float>(op: BinaryOp) -> Option<Bin<T>> {
         Min => |a, b| fl::apply2(a, b, fl::minimum),
         Pow => fl::pow,
         Atan2 => |a, b| fl::apply2(a, b, libm::atan2),
+        // CHLO extension ops: NextAfter steps in the element type's own bits.
+        NextAfter => sp::next_after,
+        Polygamma => |n, x| fl::apply2(n, x, sp::polygamma),
+        Zeta => |x, q| fl::apply2(x, q, sp::zeta),
         _ => return None,
     })
 }
@@ -131,6 +172,8 @@ pub fn complex_binary(op: BinaryOp) -> Option<Bin<Complex<f64>>> {
         Mul => cx::mul,
         Div => cx::div,
         Pow => cx::pow,
+        Max => cx::max,
+        Min => cx::min,
         _ => return None,
     })
 }

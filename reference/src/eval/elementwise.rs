@@ -50,8 +50,8 @@ pub fn unary(op: UnaryOp, x: &ArrayLiteral, out: &ArrayShape) -> R<ArrayLiteral>
         Ok(T::wrap(map(v, f)))
     }
     fn float<T: Float + Stored>(op: UnaryOp, v: &[T]) -> R<Data> {
-        if op == UnaryOp::IsFinite {
-            return Ok(Data::Pred(map(v, |x| x.to_f64().is_finite())));
+        if let Some(test) = float_predicate(op) {
+            return Ok(Data::Pred(map(v, |x| test(x.to_f64()))));
         }
         let f = float_unary::<T>(op).ok_or_else(|| unsupported(op.name(), T::TYPE))?;
         Ok(T::wrap(map(v, f)))

@@ -194,16 +194,16 @@ pub fn unary(op: UnaryOp, s: Scalar) -> Result<Scalar, RunError> {
         Ok(complex_unary(op).ok_or_else(|| unsupported(op.name(), s))?(z))
     }
     use Scalar as S;
-    if op == UnaryOp::IsFinite {
-        return Ok(S::Pred(match s {
-            S::F16(x) => x.is_finite(),
-            S::BF16(x) => x.is_finite(),
-            S::F32(x) => x.is_finite(),
-            S::F64(x) => x.is_finite(),
-            S::F8E4M3FN(x) => x.to_f64().is_finite(),
-            S::F8E5M2(x) => x.to_f64().is_finite(),
+    if let Some(test) = float_predicate(op) {
+        return Ok(S::Pred(test(match s {
+            S::F16(x) => x.to_f64(),
+            S::BF16(x) => x.to_f64(),
+            S::F32(x) => x.to_f64(),
+            S::F64(x) => x,
+            S::F8E4M3FN(x) => x.to_f64(),
+            S::F8E5M2(x) => x.to_f64(),
             _ => return Err(unsupported(op.name(), s)),
-        }));
+        })));
     }
     Ok(match (op, s) {
         (UnaryOp::Abs, S::C64(z)) => S::F32(cx::abs(widen(z)) as f32),

@@ -56,11 +56,16 @@ pub enum Padding {
 }
 
 impl Padding {
-    /// The explicit (low, high) pairs, as XlaBuilder's `MakePadding` computes
-    /// them: VALID pads nothing; SAME pads so that the output size is
-    /// ceil(input / stride), the odd element going to the high side. The
-    /// window size is the undilated one, as in XlaBuilder.
-    pub fn resolve(&self, input_dims: &[i64], window_dims: &[i64], strides: &[i64]) -> Vec<(i64, i64)> {
+    /// The explicit (low, high) pairs. VALID pads nothing. SAME pads so
+    /// that the output size is ceil(input / stride) — the input's own size
+    /// when the stride is 1, as the document says of Conv's and
+    /// ReduceWindow's SAME — the odd element going to the high side
+    /// (XlaBuilder's `MakePadding`). The window is measured dilated
+    /// (`(size - 1) * window_dilation + 1`), as the document's "same shape as
+    /// the input" requires and as JAX computes it for `reduce_window` and
+    /// `conv_general_dilated`; the input is measured undilated (base and lhs
+    /// dilation do not enter, as in JAX). See docs/semantics-decisions.md.
+    pub fn resolve(&self, input_dims: &[i64], window_dims: &[i64], window_dilations: &[i64], strides: &[i64]) -> Vec<(i64, i64)> {
         match self {
             Padding::Explicit(pairs) => pairs.clone(),
             Padding::Valid => vec![(0, 0); input_dims.len()],
@@ -68,9 +73,12 @@ impl Padding {
                 .iter()
                 .zip(window_dims)
                 .zip(strides)
-                .map(|((&input, &window), &stride)| {
+                .enumerate()
+                .map(|(d, ((&input, &window), &stride))| {
                     // In i128: no attribute value can overflow the arithmetic.
-                    let (input, window, stride) = (input as i128, window as i128, stride.max(1) as i128);
+                    let dilation = window_dilations.get(d).copied().unwrap_or(1).max(1) as i128;
+                    let window = if window > 0 { (window as i128 - 1) * dilation + 1 } else { window as i128 };
+                    let (input, stride) = (input as i128, stride.max(1) as i128);
                     let output = (input + stride - 1) / stride;
                     let total = ((output - 1) * stride + window - input).max(0);
                     let clamp = |v: i128| v.clamp(i64::MIN as i128, i64::MAX as i128) as i64;

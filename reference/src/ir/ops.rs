@@ -35,6 +35,25 @@ pub enum UnaryOp {
     Sqrt,
     Tan,
     Tanh,
+    // CHLO extension ops (docs/format.md, "CHLO extension ops"): the
+    // element-wise functions of XLA's client math library that JAX emits
+    // as `chlo.*` ops.
+    Sinh,
+    Cosh,
+    Asin,
+    Acos,
+    Atan,
+    Asinh,
+    Acosh,
+    Atanh,
+    ErfInv,
+    Erfc,
+    Lgamma,
+    Digamma,
+    BesselI1e,
+    IsInf,
+    IsPosInf,
+    IsNegInf,
 }
 
 /// Element-wise binary arithmetic operations.
@@ -56,6 +75,10 @@ pub enum BinaryOp {
     ShiftLeft,
     ShiftRightArithmetic,
     ShiftRightLogical,
+    // CHLO extension ops: NextAfter(from, to), Polygamma(n, x), Zeta(x, q).
+    NextAfter,
+    Polygamma,
+    Zeta,
 }
 
 /// An op with its attributes. Operands are in the document's signature
@@ -289,7 +312,7 @@ pub enum Op {
 }
 
 impl UnaryOp {
-    pub const ALL: [(&'static str, UnaryOp); 27] = [
+    pub const ALL: [(&'static str, UnaryOp); 43] = [
         ("Abs", UnaryOp::Abs),
         ("Cbrt", UnaryOp::Cbrt),
         ("Ceil", UnaryOp::Ceil),
@@ -317,6 +340,22 @@ impl UnaryOp {
         ("Sqrt", UnaryOp::Sqrt),
         ("Tan", UnaryOp::Tan),
         ("Tanh", UnaryOp::Tanh),
+        ("Sinh", UnaryOp::Sinh),
+        ("Cosh", UnaryOp::Cosh),
+        ("Asin", UnaryOp::Asin),
+        ("Acos", UnaryOp::Acos),
+        ("Atan", UnaryOp::Atan),
+        ("Asinh", UnaryOp::Asinh),
+        ("Acosh", UnaryOp::Acosh),
+        ("Atanh", UnaryOp::Atanh),
+        ("ErfInv", UnaryOp::ErfInv),
+        ("Erfc", UnaryOp::Erfc),
+        ("Lgamma", UnaryOp::Lgamma),
+        ("Digamma", UnaryOp::Digamma),
+        ("BesselI1e", UnaryOp::BesselI1e),
+        ("IsInf", UnaryOp::IsInf),
+        ("IsPosInf", UnaryOp::IsPosInf),
+        ("IsNegInf", UnaryOp::IsNegInf),
     ];
 
     pub fn name(self) -> &'static str {
@@ -325,7 +364,7 @@ impl UnaryOp {
 }
 
 impl BinaryOp {
-    pub const ALL: [(&'static str, BinaryOp); 16] = [
+    pub const ALL: [(&'static str, BinaryOp); 19] = [
         ("Add", BinaryOp::Add),
         ("Sub", BinaryOp::Sub),
         ("Mul", BinaryOp::Mul),
@@ -342,6 +381,9 @@ impl BinaryOp {
         ("ShiftLeft", BinaryOp::ShiftLeft),
         ("ShiftRightArithmetic", BinaryOp::ShiftRightArithmetic),
         ("ShiftRightLogical", BinaryOp::ShiftRightLogical),
+        ("NextAfter", BinaryOp::NextAfter),
+        ("Polygamma", BinaryOp::Polygamma),
+        ("Zeta", BinaryOp::Zeta),
     ];
 
     pub fn name(self) -> &'static str {

@@ -92,7 +92,7 @@ fn read_array(value: &Value, shape: &ArrayShape, path: &Path, max_elements: i64)
 fn read_bytes(obj: &Map<String, Value>, shape: &ArrayShape, path: &Path) -> Result<ArrayLiteral, ReadError> {
     let hex = match (obj.len(), obj.get("bytes")) {
         (1, Some(Value::String(hex))) => hex,
-        _ => return Err(path.error("an array literal is a nested list, or {\"bytes\": \"hex\"}")),
+        _ => return Err(path.error("expected a list (an array literal is a nested list, or {\"bytes\": \"hex\"})")),
     };
     if shape.is_dynamic() {
         return Err(path.key("bytes").error(format!("the bytes form needs a static shape, not {shape}")));

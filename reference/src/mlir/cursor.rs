@@ -8,6 +8,10 @@ use super::MlirError;
 /// it the input is rejected instead of overflowing the stack.
 pub const MAX_DEPTH: usize = 200;
 
+/// Deepest nesting of regions (each level is several stack frames in the
+/// reader and in the evaluators; real programs nest a handful).
+pub const MAX_REGION_DEPTH: usize = 64;
+
 /// Characters of identifiers and of the suffixes of `%`/`@`/`^` names.
 fn is_ident_char(c: u8) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'$' | b'-')

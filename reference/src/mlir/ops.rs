@@ -145,6 +145,11 @@ pub fn map<'a>(ctx: &mut Ctx<'a>, op: &'a Op<'a>) -> R<()> {
     if let Some(base) = short.strip_prefix("chlo.broadcast_") {
         return broadcasting_binary(ctx, op, base, &args);
     }
+    if op.name == "chlo.square" {
+        // x * x, as CHLO's decomposition writes it.
+        let x = names.first().cloned().ok_or_else(|| ctx.err(op.at, "chlo.square takes one operand"))?;
+        return finish(ctx, op, Out::new(), "Mul", vec![x.clone(), x], true);
+    }
     let short_chlo = short.strip_prefix("chlo.").unwrap_or(short);
     if let Some((_, doc)) = BINARY.iter().find(|(n, _)| *n == short_chlo) {
         let mut out = Out::new();
@@ -474,6 +479,7 @@ pub fn int(ctx: &Ctx, op: &Op, key: &str) -> R<i64> {
 pub fn int_value(ctx: &Ctx, at: usize, key: &str, a: &Attr) -> R<i64> {
     match a {
         Attr::Number(t) => t.parse().map_err(|_| ctx.err(at, format!("`{key}` must be an integer, found {}", quote(t)))),
+        Attr::Bool(b) => Ok(i64::from(*b)),
         Attr::Dense { body, ty: Some(ty) } if ty.dims().is_empty() => {
             dense::ints(&ctx.c, *body, ty)?.1.first().copied().ok_or_else(|| ctx.err(at, format!("`{key}` is empty")))
         }

@@ -153,17 +153,104 @@ pub fn world<'a>(ctx: &mut Ctx<'a>, op: &'a Op<'a>, short: &str, names: Vec<Stri
             collective_attrs(ctx, op, &mut out)?;
             "CollectivePermute"
         }
-        _ => {
-            return Err(ctx.err(
-                op.at,
-                format!(
-                    "{} is not read yet: feeds and point-to-point channels in StableHLO carry tokens differently (docs/stablehlo.md)",
-                    quote(op.name)
-                ),
-            ))
-        }
+        "infeed" => return infeed(ctx, op, names),
+        "outfeed" => return outfeed(ctx, op, names),
+        "send" | "recv" => return channel(ctx, op, short == "send", names),
+        _ => return Err(ctx.err(op.at, format!("{} is not an op xlaref reads (docs/stablehlo.md lists the ops)", quote(op.name)))),
     };
     finish(ctx, op, out, doc, names, true)
+}
+
+/// `infeed(%token) -> (data..., token)`: the document's Infeed with its
+/// ordering token, whose result is `(data, token)` (several data results
+/// are one tuple of data).
+fn infeed<'a>(ctx: &mut Ctx<'a>, op: &'a Op<'a>, names: Vec<String>) -> R<()> {
+    let tys = op.result_types.clone();
+    let Some((Ty::Token, data)) = tys.split_last() else {
+        return Err(ctx.err(op.at, "infeed's last result is its token"));
+    };
+    let shape = match data {
+        [one] => one.clone(),
+        many => Ty::Tuple(many.to_vec()),
+    };
+    let mut out = Out::new();
+    out.set("shape", json!(Ty::Tuple(vec![shape.clone(), Ty::Token]).shape()));
+    if let Some(Attr::Str(c)) = op.attr("infeed_config") {
+        out.set("config", json!(c));
+    }
+    let base = op.results.first().map_or("infeed", |r| r.0).trim_start_matches('%').to_string();
+    let name = ctx.scope().fresh(&base);
+    ctx.emit(out.attrs, &name, "Infeed", names);
+    if data.len() == 1 {
+        return bind_results(ctx, op, name, tys);
+    }
+    let all = ctx.get_tuple_element(&name, 0, shape, &format!("{base}.data"));
+    let token = ctx.get_tuple_element(&name, 1, Ty::Token, &format!("{base}.token"));
+    let mut parts: Vec<String> =
+        data.iter().enumerate().map(|(i, t)| ctx.get_tuple_element(&all.json, i, t.clone(), &format!("{base}.{i}")).json).collect();
+    parts.push(token.json);
+    let tuple = ctx.scope().fresh(&format!("{base}.results"));
+    ctx.emit(Map::new(), &tuple, "Tuple", parts);
+    bind_results(ctx, op, tuple, tys)
+}
+
+/// `send(%data, %token) -> token` and `recv(%token) -> (data, token)`: the
+/// document's Send then SendDone, Recv then RecvDone, on the channel of
+/// `channel_handle`, threading the token through the contexts.
+fn channel<'a>(ctx: &mut Ctx<'a>, op: &'a Op<'a>, send: bool, names: Vec<String>) -> R<()> {
+    if bool_or(op, "is_host_transfer", false) {
+        return Err(
+            ctx.err(op.at, format!("{} with is_host_transfer: transfers to the host have no meaning in the document", quote(op.name)))
+        );
+    }
+    let id = match op.attr("channel_handle").and_then(|h| h.field("handle")) {
+        Some(v) => int_value(ctx, op.at, "channel_handle", v)?,
+        None => return Err(ctx.err(op.at, format!("{} needs a channel_handle", quote(op.name)))),
+    };
+    let base = op.results.first().map_or("channel", |r| r.0).trim_start_matches('%').to_string();
+    let context = ctx.scope().fresh(&format!("{base}.context"));
+    let mut m = Map::new();
+    m.insert("channel_id".into(), json!(id));
+    if send {
+        let [_, _] = names.as_slice() else {
+            return Err(ctx.err(op.at, "send of several inputs is not read (the document's Send takes one operand)"));
+        };
+        ctx.emit(m.clone(), &context, "Send", names);
+        let done = ctx.scope().fresh(&base);
+        ctx.emit(m, &done, "SendDone", vec![context]);
+        return bind_results(ctx, op, done, op.result_types.clone());
+    }
+    let [data, Ty::Token] = op.result_types.as_slice() else {
+        return Err(ctx.err(op.at, "recv of several results is not read (the document's Recv takes one shape)"));
+    };
+    let mut recv = m.clone();
+    recv.insert("shape".into(), json!(data.shape()));
+    ctx.emit(recv, &context, "Recv", names);
+    let done = ctx.scope().fresh(&base);
+    ctx.emit(m, &done, "RecvDone", vec![context]);
+    bind_results(ctx, op, done, op.result_types.clone())
+}
+
+/// `outfeed(%inputs..., %token) -> token`: the document's Outfeed of the
+/// input (several inputs as one tuple) after the ordering token.
+fn outfeed<'a>(ctx: &mut Ctx<'a>, op: &'a Op<'a>, names: Vec<String>) -> R<()> {
+    let Some((token, inputs)) = names.split_last() else {
+        return Err(ctx.err(op.at, "outfeed takes its inputs and a token"));
+    };
+    let operand = match inputs {
+        [one] => one.clone(),
+        many => {
+            let base = op.results.first().map_or("outfeed", |r| r.0).trim_start_matches('%').to_string();
+            let t = ctx.scope().fresh(&format!("{base}.inputs"));
+            ctx.emit(Map::new(), &t, "Tuple", many.to_vec());
+            t
+        }
+    };
+    let mut out = Out::new();
+    if let Some(Attr::Str(c)) = op.attr("outfeed_config") {
+        out.set("outfeed_config", json!(c));
+    }
+    finish(ctx, op, out, "Outfeed", vec![operand, token.clone()], true)
 }
 
 /// `func.call @f(...)` and `composite "name" ... {decomposition = @f}`.

@@ -5,7 +5,7 @@
 //! attribute names of the generic form.
 
 use super::attr::{self, Attr};
-use super::cursor::{Cursor, MAX_DEPTH};
+use super::cursor::{Cursor, MAX_REGION_DEPTH};
 use super::pretty;
 use super::types::{self, Ty};
 use super::MlirError;
@@ -170,8 +170,8 @@ pub fn skip_loc(c: &mut Cursor) -> R<()> {
 
 /// `{ [^bb0(%a: t, ...):] op* }`.
 pub fn region<'a>(c: &mut Cursor<'a>, depth: usize) -> R<Region<'a>> {
-    if depth > MAX_DEPTH {
-        return Err(c.error("regions nested too deeply"));
+    if depth > MAX_REGION_DEPTH {
+        return Err(c.error(format!("regions nested more than {MAX_REGION_DEPTH} deep")));
     }
     c.skip_ws();
     let at = c.pos;

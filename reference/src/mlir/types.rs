@@ -78,6 +78,9 @@ pub fn element_type(c: &Cursor, at: usize, name: &str) -> R<ElementType> {
         "f64" => F64,
         "f8E4M3FN" => F8E4M3FN,
         "f8E5M2" => F8E5M2,
+        // Only layouts use `index` (`dense<[1, 0]> : tensor<2xindex>`),
+        // and XLA's indices are 64-bit.
+        "index" => S64,
         _ => return Err(c.error_at(at, format!("element type {} is not an element type of the document (docs/format.md §1)", quote(name)))),
     })
 }

@@ -230,6 +230,30 @@ fn inf_to_one(v: f64) -> f64 {
 }
 
 /// The textbook product (ac - bd) + (ad + bc)i, as XLA computes it.
+/// Max of complex numbers (the document is silent): the lexicographic order
+/// on (real, imaginary), as JAX's `lax.max` computes it on XLA CPU and as
+/// StableHLO's `maximum` specifies: `a` when `a.re > b.re`, or `a.re == b.re`
+/// and `a.im > b.im`; `b` otherwise — so an unordered (NaN) comparison, or
+/// equal values, give `b` (docs/semantics-decisions.md).
+pub fn max(a: C, b: C) -> C {
+    let a_greater = if a.re == b.re { a.im > b.im } else { a.re > b.re };
+    if a_greater {
+        a
+    } else {
+        b
+    }
+}
+
+/// Min of complex numbers: [`max`] with `<`; `b` on a tie or a NaN.
+pub fn min(a: C, b: C) -> C {
+    let a_less = if a.re == b.re { a.im < b.im } else { a.re < b.re };
+    if a_less {
+        a
+    } else {
+        b
+    }
+}
+
 pub fn mul(a: C, b: C) -> C {
     C::new(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re)
 }

@@ -8,10 +8,13 @@
 //! - int → int: keep the low bits (two's complement);
 //! - anything → pred: `x != 0` (NaN is true; complex: either part non-zero);
 //! - complex → real: the real part, then as above;
-//! - → bf16 from a wider type: rounded to f32 first, then to bf16 (XLA's
-//!   double rounding, observable e.g. for s64 2^40+2^32+1 → bf16);
-//! - → f16: one rounding (XLA CPU converts f64 → f16 directly; integers
-//!   large enough to round twice overflow f16 anyway);
+//! - int → any float type: one rounding to nearest even, as the document
+//!   fixes (not through f32: XLA's s32 2^30+2^22+1 → bf16 gives 2^30 by
+//!   rounding twice, the document's rounding gives 2^30+2^23);
+//! - → bf16 from f64 (and the real part of c128): rounded to f32 first,
+//!   then to bf16, as XLA (float-to-float rounding is not fixed by the
+//!   document);
+//! - → f16: one rounding (XLA CPU converts f64 → f16 directly);
 //! - → f8: one rounding; overflow is NaN (e4m3fn) or ±inf (e5m2).
 
 use half::{bf16, f16};
@@ -122,17 +125,47 @@ impl FromNum for f32 {
         }
     }
 }
+/// The integer `i` rounded once, to nearest even, to `bits` significant
+/// bits (the precision of a float type, at most 53): the value the document's
+/// int-to-float conversion gives, before any overflow to ±inf (which the
+/// target type's `from_f64` then applies exactly, the result being
+/// representable or beyond its range).
+fn int_rounded_to_bits(i: i128, bits: u32) -> f64 {
+    let magnitude = i.unsigned_abs();
+    let length = 128 - magnitude.leading_zeros();
+    let rounded = if length <= bits {
+        magnitude as f64
+    } else {
+        let dropped = length - bits;
+        let kept = magnitude >> dropped;
+        let rest = magnitude & ((1u128 << dropped) - 1);
+        let half = 1u128 << (dropped - 1);
+        let kept = if rest > half || (rest == half && kept & 1 == 1) { kept + 1 } else { kept };
+        // kept <= 2^bits: exact in f64, as is the power of two.
+        kept as f64 * 2f64.powi(dropped as i32)
+    };
+    if i < 0 {
+        -rounded
+    } else {
+        rounded
+    }
+}
+
 impl FromNum for f16 {
     fn from_num(n: Num) -> Self {
         match n {
-            Num::Int(i) => Float::from_f64(i as f32 as f64),
+            Num::Int(i) => Float::from_f64(int_rounded_to_bits(i, 11)),
             other => Float::from_f64(real_part(other)),
         }
     }
 }
 impl FromNum for bf16 {
     fn from_num(n: Num) -> Self {
-        Float::from_f64(f32::from_num(n) as f64)
+        match n {
+            // One rounding (the document), not XLA's two through f32.
+            Num::Int(i) => Float::from_f64(int_rounded_to_bits(i, 8)),
+            other => Float::from_f64(f32::from_num(other) as f64),
+        }
     }
 }
 impl FromNum for F8E4M3FN {
@@ -210,9 +243,24 @@ mod tests {
     }
 
     #[test]
-    fn wide_to_bf16_rounds_through_f32() {
+    fn int_to_bf16_rounds_once() {
+        // 2^40 + 2^32 + 1 is above the bf16 tie: 2^40 + 2^33 (through f32:
+        // the tie 2^40 + 2^32, then 2^40).
         let v = (1i64 << 40) + (1 << 32) + 1;
-        assert_eq!(one(Data::S64(vec![v]), ElementType::BF16), Data::BF16(vec![bf16::from_bits(0x5380)]));
+        assert_eq!(one(Data::S64(vec![v, -v]), ElementType::BF16), Data::BF16(vec![bf16::from_bits(0x5381), bf16::from_bits(0xd381)]));
+        let w = (1i32 << 30) + (1 << 22) + 1;
+        assert_eq!(one(Data::S32(vec![w]), ElementType::BF16), Data::BF16(vec![bf16::from_f64(((1u64 << 30) + (1 << 23)) as f64)]));
+        assert_eq!(one(Data::U64(vec![u64::MAX]), ElementType::BF16), Data::BF16(vec![bf16::from_f64(2f64.powi(64))]));
+        // Exact ties go to even: 257 -> 256, 259 -> 260, 65520 -> f16 inf.
+        assert_eq!(one(Data::S32(vec![257, 259]), ElementType::BF16), Data::BF16(vec![bf16::from_f64(256.0), bf16::from_f64(260.0)]));
+        assert_eq!(
+            one(Data::S32(vec![65519, 65520, 2049]), ElementType::F16),
+            Data::F16(vec![f16::from_bits(0x7bff), f16::INFINITY, f16::from_f64(2048.0)])
+        );
+    }
+
+    #[test]
+    fn wide_float_to_bf16_rounds_through_f32() {
         let x = 1.0 + 2f64.powi(-8) + 2f64.powi(-40);
         assert_eq!(one(Data::F64(vec![x]), ElementType::BF16), Data::BF16(vec![bf16::from_bits(0x3f80)]));
         // f16 is rounded once, as XLA CPU: 1 + 2^-11 + 2^-40 is above the tie.

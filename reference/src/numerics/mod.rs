@@ -5,9 +5,11 @@
 pub mod bits;
 pub mod bytes;
 pub mod complex;
+pub mod complex_inverse;
 pub mod convert;
 pub mod decimal;
 pub mod f8;
 pub mod float;
 pub mod int;
 pub mod small_float;
+pub mod special;

@@ -41,14 +41,23 @@ const UNARY: &[(&str, &str)] = &[
     ("Sqrt", "stablehlo.sqrt"),
     ("Tan", "stablehlo.tan"),
     ("Tanh", "stablehlo.tanh"),
-    // The CHLO ops of the `chlo` branch, one line each once it is merged:
-    // ("Sinh", "chlo.sinh"), ("Cosh", "chlo.cosh"), ("Asin", "chlo.asin"),
-    // ("Acos", "chlo.acos"), ("Atan", "chlo.atan"), ("Asinh", "chlo.asinh"),
-    // ("Acosh", "chlo.acosh"), ("Atanh", "chlo.atanh"),
-    // ("ErfInv", "chlo.erf_inv"), ("Erfc", "chlo.erfc"),
-    // ("Lgamma", "chlo.lgamma"), ("Digamma", "chlo.digamma"),
-    // ("BesselI1e", "chlo.bessel_i1e"), ("IsInf", "chlo.is_inf"),
-    // ("IsPosInf", "chlo.is_pos_inf"), ("IsNegInf", "chlo.is_neg_inf"),
+    // The CHLO extension ops (docs/format.md).
+    ("Sinh", "chlo.sinh"),
+    ("Cosh", "chlo.cosh"),
+    ("Asin", "chlo.asin"),
+    ("Acos", "chlo.acos"),
+    ("Atan", "chlo.atan"),
+    ("Asinh", "chlo.asinh"),
+    ("Acosh", "chlo.acosh"),
+    ("Atanh", "chlo.atanh"),
+    ("ErfInv", "chlo.erf_inv"),
+    ("Erfc", "chlo.erfc"),
+    ("Lgamma", "chlo.lgamma"),
+    ("Digamma", "chlo.digamma"),
+    ("BesselI1e", "chlo.bessel_i1e"),
+    ("IsInf", "chlo.is_inf"),
+    ("IsPosInf", "chlo.is_pos_inf"),
+    ("IsNegInf", "chlo.is_neg_inf"),
 ];
 
 /// Binary ops by their xla-json name.
@@ -69,9 +78,10 @@ const BINARY: &[(&str, &str)] = &[
     ("ShiftLeft", "stablehlo.shift_left"),
     ("ShiftRightArithmetic", "stablehlo.shift_right_arithmetic"),
     ("ShiftRightLogical", "stablehlo.shift_right_logical"),
-    // The CHLO ops of the `chlo` branch, once it is merged:
-    // ("NextAfter", "chlo.next_after"), ("Polygamma", "chlo.polygamma"),
-    // ("Zeta", "chlo.zeta"),
+    // The CHLO extension ops (docs/format.md).
+    ("NextAfter", "chlo.next_after"),
+    ("Polygamma", "chlo.polygamma"),
+    ("Zeta", "chlo.zeta"),
 ];
 
 fn lookup(table: &[(&str, &'static str)], name: &str) -> Option<&'static str> {

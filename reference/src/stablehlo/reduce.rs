@@ -49,7 +49,7 @@ fn kept_dynamic(result: &Shape, leaves: &[super::emit::Leaf], dimensions: &[i64]
 /// A window's attributes with SAME/VALID resolved over `base` as the
 /// reference resolves them ([`crate::ir::Padding::resolve`]).
 fn window_props(window: &WindowAttrs, base: &[i64], dilations: bool) -> String {
-    let pads = window.padding.resolve(base, &window.window_dimensions, &window.window_strides);
+    let pads = window.padding.resolve(base, &window.window_dimensions, &window.window_dilations, &window.window_strides);
     let mut props = Vec::new();
     if dilations {
         props.push(format!("base_dilations = {}", i64_array(&window.base_dilations)));

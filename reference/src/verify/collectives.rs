@@ -36,26 +36,39 @@ pub fn infer(op: &Op, operands: &[&Shape], ctx: &Ctx) -> Check<Shape> {
     }
 }
 
-/// `replica_groups` — document §AllGather/§AllReduce/§ReduceScatter: a list
+/// `replica_groups` — document §AllGather/§AllToAll/§ReduceScatter: a list
 /// of groups of replica ids; empty means one group of all replicas. When
-/// given, every group is non-empty, all groups have the same size ("When
-/// there are more than one replica groups, they all must be of the same
-/// size"), ids are non-negative and no id appears twice. Returns the group
-/// size, if the groups are given.
+/// given, every group is non-empty, ids are non-negative, no id appears
+/// twice ([`replica_group_members`]) and all groups have the same size
+/// (ReduceScatter: "When there are more than one replica groups, they all
+/// must be of the same size"; `shard_count`/`split_count` is that size).
+/// Returns the group size, if the groups are given.
 pub fn replica_groups(groups: &ReplicaGroups) -> Check<Option<i64>> {
+    replica_group_members(groups)?;
     let Some(first) = groups.first() else { return Ok(None) };
     let size = first.len();
-    let mut seen: Vec<i64> = Vec::new();
     for (i, g) in groups.iter().enumerate() {
-        if g.is_empty() {
-            return Err(format!("replica_groups[{i}] is empty; every replica group needs at least one replica"));
-        }
         if g.len() != size {
             return Err(format!(
                 "replica_groups have different sizes ({} in group 0, {} in group {i}); all groups must have the same size",
                 size,
                 g.len()
             ));
+        }
+    }
+    Ok(Some(size as i64))
+}
+
+/// `replica_groups` of AllReduce and CrossReplicaSum: every group non-empty,
+/// ids non-negative, no id twice. Groups may differ in size (the document
+/// only asks that they cover the replicas, checked when the replica count
+/// is known: [`crate::replicas::check_module`]), e.g. `[[0, 1, 2, 3, 4, 5],
+/// [6, 7]]` over 8 replicas.
+pub fn replica_group_members(groups: &ReplicaGroups) -> Check {
+    let mut seen: Vec<i64> = Vec::new();
+    for (i, g) in groups.iter().enumerate() {
+        if g.is_empty() {
+            return Err(format!("replica_groups[{i}] is empty; every replica group needs at least one replica"));
         }
         for &id in g {
             if id < 0 {
@@ -67,7 +80,7 @@ pub fn replica_groups(groups: &ReplicaGroups) -> Check<Option<i64>> {
             seen.push(id);
         }
     }
-    Ok(Some(size as i64))
+    Ok(())
 }
 
 /// `shard_count` — "the size of each replica group. We need this in cases
@@ -147,7 +160,7 @@ fn check_reduction(computation: ComputationId, arrays: &[&ArrayShape], ctx: &Ctx
 pub fn all_reduce(computation: ComputationId, groups: &ReplicaGroups, operands: &[&Shape], ctx: &Ctx) -> Check<Shape> {
     operand_count(operands, 1)?;
     let arrays = arrays_or_tuple(operands[0])?;
-    replica_groups(groups)?;
+    replica_group_members(groups)?;
     check_reduction(computation, &arrays, ctx)?;
     Ok(operands[0].clone())
 }
@@ -237,7 +250,7 @@ pub fn cross_replica_sum(groups: &ReplicaGroups, operands: &[&Shape]) -> Check<S
     for a in arrays_or_tuple(operands[0])? {
         element_type_is(a.element_type, a.element_type.is_arithmetic(), "operand", "an arithmetic type (not pred)")?;
     }
-    replica_groups(groups)?;
+    replica_group_members(groups)?;
     Ok(operands[0].clone())
 }
 

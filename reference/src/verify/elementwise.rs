@@ -21,6 +21,15 @@ fn unary_result(op: UnaryOp, t: ElementType) -> Check<ElementType> {
         Cos | Sin | Tan | Tanh | Exp | Expm1 | Log | Log1p | Logistic | Sqrt | Rsqrt => {
             ok(t.is_floating(), "a floating-point or complex type")
         }
+        // CHLO extension ops: XLA's math library defines the hyperbolic and
+        // inverse trigonometric functions on real and complex types, the
+        // special functions on real floating-point types only.
+        Sinh | Cosh | Asin | Acos | Atan | Asinh | Acosh | Atanh => ok(t.is_floating(), "a floating-point or complex type"),
+        ErfInv | Erfc | Lgamma | Digamma | BesselI1e => ok(t.is_float(), "a real floating-point type"),
+        IsInf | IsPosInf | IsNegInf => {
+            element_type_is(t, t.is_float(), "operand", "a real floating-point type")?;
+            Ok(ElementType::Pred)
+        }
         Not => ok(class == TypeClass::Pred || t.is_integer(), "pred or an integer type"),
         PopulationCount | Clz => ok(t.is_integer(), "an integer type"),
         IsFinite => {
@@ -49,10 +58,14 @@ fn binary_types(op: BinaryOp, t: ElementType) -> Check {
     match op {
         // On pred, Add and Max are OR and Mul and Min are AND (as XLA).
         Add | Mul => Ok(()),
-        Max | Min => is(!t.is_complex(), "a type with an order (not complex)"),
+        // Complex Max/Min order lexicographically (real, then imaginary), as
+        // JAX's lax.max/min on XLA CPU and StableHLO's maximum/minimum.
+        Max | Min => Ok(()),
         Sub | Div | Pow => is(!t.is_pred(), "an integer, floating-point or complex type"),
         Rem => is(t.is_integer() || t.is_float(), "an integer or floating-point type"),
         Atan2 => is(t.is_float(), "a floating-point type"),
+        // CHLO extension ops (XLA's math library): real floating-point only.
+        NextAfter | Polygamma | Zeta => is(t.is_float(), "a real floating-point type"),
         Complex => is(matches!(t, ElementType::F32 | ElementType::F64), "f32 or f64"),
         And | Or | Xor => is(t.is_pred() || t.is_integer(), "pred or an integer type"),
         ShiftLeft | ShiftRightArithmetic | ShiftRightLogical => is(t.is_integer(), "an integer type"),

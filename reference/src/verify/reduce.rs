@@ -141,7 +141,7 @@ pub fn window_output_dims(base: &[i64], w: &WindowAttrs) -> Check<Vec<i64>> {
     positive(&w.window_strides, "window_strides")?;
     positive(&w.base_dilations, "base_dilations")?;
     positive(&w.window_dilations, "window_dilations")?;
-    let pads = w.padding.resolve(base, &w.window_dimensions, &w.window_strides);
+    let pads = w.padding.resolve(base, &w.window_dimensions, &w.window_dilations, &w.window_strides);
     if pads.len() != rank {
         return Err(format!("padding has {} [low, high] pairs, it needs one per operand dimension ({rank})", pads.len()));
     }
@@ -285,6 +285,11 @@ mod tests {
         let explicit = |lo, hi| Padding::Explicit(vec![(lo, hi)]);
         assert_eq!(window_output_dims(&[5], &w(3, 2, 1, 1, Padding::Valid)), Ok(vec![2]));
         assert_eq!(window_output_dims(&[5], &w(3, 2, 1, 1, Padding::Same)), Ok(vec![3]));
+        // SAME measures the window dilated (5 wide here): stride 1 keeps the
+        // input size, stride 2 gives ceil(5 / 2); base dilation does not enter.
+        assert_eq!(window_output_dims(&[5], &w(3, 1, 1, 2, Padding::Same)), Ok(vec![5]));
+        assert_eq!(window_output_dims(&[5], &w(3, 2, 1, 2, Padding::Same)), Ok(vec![3]));
+        assert_eq!(window_output_dims(&[4], &w(3, 2, 2, 1, Padding::Same)), Ok(vec![3]));
         // Base dilation 2: 7 positions; window dilation 2: a window spans 3.
         assert_eq!(window_output_dims(&[4], &w(2, 1, 2, 2, Padding::Valid)), Ok(vec![5]));
         // Negative padding crops; a negative padded base fits no window.

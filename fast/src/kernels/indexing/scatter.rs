@@ -312,6 +312,8 @@ fn complex_apply<P: Copy>(
         Native::Replace => run(out, upd, t, false, |_, b| b),
         Native::Binary(BinaryOp::Add, swap) => run(out, upd, t, swap, |a, b| down(up(a) + up(b))),
         Native::Binary(BinaryOp::Mul, swap) => run(out, upd, t, swap, |a, b| down(cx::mul(up(a), up(b)))),
+        Native::Binary(BinaryOp::Max, swap) => run(out, upd, t, swap, |a, b| down(cx::max(up(a), up(b)))),
+        Native::Binary(BinaryOp::Min, swap) => run(out, upd, t, swap, |a, b| down(cx::min(up(a), up(b)))),
         Native::Binary(..) => false,
     }
 }

@@ -49,7 +49,7 @@ fn ceil_div(a: i128, b: i128) -> i128 {
 impl Plan {
     pub fn new(base: &[i64], out: &[i64], w: &WindowAttrs) -> R<Plan> {
         let n = base.len();
-        let pads = w.padding.resolve(base, &w.window_dimensions, &w.window_strides);
+        let pads = w.padding.resolve(base, &w.window_dimensions, &w.window_dilations, &w.window_strides);
         if out.len() != n
             || [w.window_dimensions.len(), w.window_strides.len(), w.base_dilations.len(), w.window_dilations.len(), pads.len()]
                 .iter()

@@ -34,9 +34,9 @@ pub(super) struct WindowDim {
 
 impl WindowDim {
     /// The window's dimensions over a base of dimensions `base` (SAME and
-    /// VALID resolved as XlaBuilder's `MakePadding`, see [`crate::ir::Padding`]).
+    /// VALID resolved by [`crate::ir::Padding::resolve`]: dilated window).
     pub fn all(base: &[i64], w: &WindowAttrs) -> Result<Vec<WindowDim>, RunError> {
-        let pads = w.padding.resolve(base, &w.window_dimensions, &w.window_strides);
+        let pads = w.padding.resolve(base, &w.window_dimensions, &w.window_dilations, &w.window_strides);
         let n = base.len();
         if [w.window_dimensions.len(), w.window_strides.len(), w.base_dilations.len(), w.window_dilations.len(), pads.len()]
             .iter()
