@@ -15,6 +15,23 @@ fn operand(w: &mut FuncWriter, operands: &[Val]) -> Res<(super::emit::Leaf, crat
     }
 }
 
+/// The result shape with result dimension `i` bounded dynamic where
+/// `flags[i]` (the operand dimension it comes from is; see
+/// `elementwise::dynamic_like`).
+fn with_dynamic(result: &Shape, flags: &[bool]) -> Shape {
+    match result {
+        Shape::Array(a) if flags.len() == a.dims.len() => {
+            let mut a = a.clone();
+            a.dynamic.resize(a.dims.len(), false);
+            for (d, &f) in a.dynamic.iter_mut().zip(flags) {
+                *d |= f;
+            }
+            Shape::Array(a)
+        }
+        other => other.clone(),
+    }
+}
+
 /// Broadcast (new major dimensions) and BroadcastInDim, both as
 /// `broadcast_in_dim`.
 pub fn broadcast(w: &mut FuncWriter, at: &At, operands: &[Val]) -> Res<Val> {
@@ -26,7 +43,14 @@ pub fn broadcast(w: &mut FuncWriter, at: &At, operands: &[Val]) -> Res<Val> {
         _ => (0..a.rank() as i64).map(|i| i + (out.rank() - a.rank()) as i64).collect(),
     };
     let props = format!("broadcast_dimensions = {}", i64_array(&map));
-    Ok(w.op1("stablehlo.broadcast_in_dim", &[x], &props, &[], at.shape().clone()).val())
+    let mut flags = vec![false; out.rank()];
+    for (i, &d) in map.iter().enumerate() {
+        if let (Some(f), Some(&size), Some(&o)) = (flags.get_mut(d as usize), a.dims.get(i), out.dims.get(d as usize)) {
+            *f = a.dynamic.get(i).copied().unwrap_or(false) && size == o;
+        }
+    }
+    let result = with_dynamic(at.shape(), &flags);
+    Ok(w.op1("stablehlo.broadcast_in_dim", &[x], &props, &[], result).val())
 }
 
 /// Reshape and Collapse as `reshape` to the result's dimensions; the
@@ -43,21 +67,22 @@ pub fn reshape(w: &mut FuncWriter, at: &At, dimensions: Option<&[i64]>, operands
 }
 
 pub fn transpose(w: &mut FuncWriter, at: &At, permutation: &[i64], operands: &[Val]) -> Res<Val> {
-    let (x, _) = operand(w, operands)?;
+    let (x, a) = operand(w, operands)?;
     let props = format!("permutation = {}", i64_array(permutation));
-    Ok(w.op1("stablehlo.transpose", &[x], &props, &[], at.shape().clone()).val())
+    let flags: Vec<bool> = permutation.iter().map(|&p| a.dynamic.get(p as usize).copied().unwrap_or(false)).collect();
+    Ok(w.op1("stablehlo.transpose", &[x], &props, &[], with_dynamic(at.shape(), &flags)).val())
 }
 
 pub fn rev(w: &mut FuncWriter, at: &At, dimensions: &[i64], operands: &[Val]) -> Res<Val> {
-    let (x, _) = operand(w, operands)?;
+    let (x, a) = operand(w, operands)?;
     let props = format!("dimensions = {}", i64_array(dimensions));
-    Ok(w.op1("stablehlo.reverse", &[x], &props, &[], at.shape().clone()).val())
+    Ok(w.op1("stablehlo.reverse", &[x], &props, &[], with_dynamic(at.shape(), &a.dynamic)).val())
 }
 
 pub fn slice(w: &mut FuncWriter, at: &At, start: &[i64], limit: &[i64], strides: &[i64], operands: &[Val]) -> Res<Val> {
-    let (x, _) = operand(w, operands)?;
+    let (x, a) = operand(w, operands)?;
     let props = format!("limit_indices = {}, start_indices = {}, strides = {}", i64_array(limit), i64_array(start), i64_array(strides));
-    Ok(w.op1("stablehlo.slice", &[x], &props, &[], at.shape().clone()).val())
+    Ok(w.op1("stablehlo.slice", &[x], &props, &[], with_dynamic(at.shape(), &a.dynamic)).val())
 }
 
 pub fn concat(w: &mut FuncWriter, at: &At, dimension: i64, operands: &[Val]) -> Res<Val> {
