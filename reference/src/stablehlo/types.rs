@@ -129,10 +129,12 @@ pub fn f32_attr(x: f32) -> String {
 }
 
 /// `replica_groups`: a groups-by-size matrix; empty (all replicas in one
-/// group) is a `0x0` tensor.
+/// group) is a `0x0` tensor. Groups of unequal sizes (AllReduce) are
+/// padded with -1, as StableHLO writes them.
 pub fn replica_groups(groups: &[Vec<i64>]) -> String {
-    let width = groups.first().map_or(0, Vec::len);
-    i64_matrix(groups, width)
+    let width = groups.iter().map(Vec::len).max().unwrap_or(0);
+    let padded: Vec<Vec<i64>> = groups.iter().map(|g| g.iter().copied().chain(std::iter::repeat(-1)).take(width).collect()).collect();
+    i64_matrix(&padded, width)
 }
 
 /// `channel_handle` of a collective, when it has a channel id. Type 1 is
