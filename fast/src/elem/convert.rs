@@ -277,7 +277,7 @@ mod tests {
         assert_eq!(one(V::I((1 << 40) + (1 << 32))), (1u64 << 40) as f64);
         assert_eq!(one(V::U(u64::MAX)), 2f64.powi(64));
         assert_eq!(one(V::U((1 << 63) + (1 << 55) + 1)), (1u64 << 63 | 1 << 56) as f64);
-        assert_eq!([one(V::I(257)), one(V::I(259)), one(V::I(-255))], [256.0, 260.0, -256.0]);
+        assert_eq!([one(V::I(257)), one(V::I(259)), one(V::I(-255))], [256.0, 260.0, -255.0]);
         assert_eq!(one(V::I(i64::MIN)), -(2f64.powi(63)));
     }
 
