@@ -4,13 +4,13 @@
 //! reassociation the model allows, fails when it is not, and is a known
 //! deviation under `--ftz` when flushing subnormals explains it.
 
-use std::collections::HashMap;
 use std::process::Command;
 
 use serde_json::json;
-use xlaref::cli::conform::{check_all, LoadedCase, Verdict};
 use xlaref::harness::backend::{Backend, Reply};
 use xlaref::harness::case::{read_case, run_case, Case, RunOptions};
+use xlaref::harness::conformance::{check_all, Known, LoadedCase, Verdict};
+use xlaref::harness::deviation::Class;
 use xlaref::harness::engine::Reference;
 use xlaref::harness::ftz::flush_subnormals;
 use xlaref_reference::json::Path;
@@ -98,7 +98,11 @@ fn verdict_of(case_json: serde_json::Value, backend: &mut (dyn Backend + Send), 
     let options = RunOptions::default();
     let case = read_case(&case_json, &Path::root(), &options).expect("case reads");
     let loaded = vec![LoadedCase { name: case.name.clone(), file: "test".into(), case: Ok(case) }];
-    check_all(&loaded, backend, &options, &HashMap::new(), ftz, |_| {})[0].verdict
+    let mut known = Known::default();
+    if ftz {
+        known.add_class(Class::FlushesSubnormals);
+    }
+    check_all(&loaded, backend, &options, &known, |_| {}).results[0].verdict
 }
 
 /// Sum of [1e8, 1, -1e8, 1] in f32: the reference's left-to-right order

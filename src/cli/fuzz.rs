@@ -8,21 +8,33 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
 
 use super::{EXIT_BAD_INPUT, EXIT_FAILURE};
 use crate::gen;
 use crate::harness::campaign::{run_one, Outcome};
 use crate::harness::engine;
+use crate::harness::interrupt;
+use crate::harness::progress::Progress;
+use crate::harness::shard::Shard;
 
 #[derive(Args, Debug)]
 pub struct FuzzArgs {
     /// Stop after this many seconds.
     #[arg(long)]
     pub seconds: Option<f64>,
-    /// Stop after this many programs (default: 1000 when --seconds is absent).
+    /// Run programs 0..N of the campaign (default: 1000 when --seconds is
+    /// absent); with --shard, this shard's share of them.
     #[arg(long)]
     pub cases: Option<u64>,
+    /// Run only shard K of N (K from 0): programs i with i mod N = K
+    /// (docs/campaigns.md).
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
+    /// Write the campaign's summary here (JSON: programs, disagreements and
+    /// their case files, invalid programs, seed, shard, seconds).
+    #[arg(long)]
+    pub json: Option<String>,
     /// The campaign's seed: the same seed gives the same programs.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -51,6 +63,8 @@ struct Tally {
 }
 
 pub fn run(a: FuzzArgs) -> i32 {
+    interrupt::install();
+    let shard = a.shard.unwrap_or_default();
     let Some(other) = engine::by_name(&a.engine) else {
         eprintln!("error: unknown engine `{}` (expected reference or fast)", a.engine);
         return EXIT_BAD_INPUT;
@@ -79,13 +93,10 @@ pub fn run(a: FuzzArgs) -> i32 {
                 // Strategies are built per thread (they are not Send).
                 let generators = gen::select(&a.ops).unwrap_or_default();
                 loop {
-                    if stop.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() > d) {
+                    if stop.load(Ordering::Relaxed) || interrupt::requested().is_some() || deadline.is_some_and(|d| Instant::now() > d) {
                         break;
                     }
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= limit {
-                        break;
-                    }
+                    let Some(i) = shard.nth(next.fetch_add(1, Ordering::Relaxed)).filter(|&i| i < limit) else { break };
                     let (op, strategy) = &generators[(i % generators.len() as u64) as usize];
                     match run_one(op, strategy, a.seed, i, other) {
                         Outcome::Agree => {}
@@ -110,7 +121,9 @@ pub fn run(a: FuzzArgs) -> i32 {
             });
         }
         if !a.quiet {
-            scope.spawn(|| progress(&tally, &stop, deadline, limit, start));
+            let share = limit.saturating_sub(shard.index).div_ceil(shard.count);
+            let (tally, stop) = (&tally, &stop);
+            scope.spawn(move || progress(tally, stop, deadline, share));
         }
         // The progress thread ends when the workers have.
     });
@@ -118,44 +131,47 @@ pub fn run(a: FuzzArgs) -> i32 {
     let failures = tally.failures.load(Ordering::Relaxed);
     let invalid = tally.invalid.load(Ordering::Relaxed);
     let seconds = start.elapsed().as_secs_f64();
+    let stopped = interrupt::requested();
+    let of_shard = a.shard.map(|s| format!(", shard {s}")).unwrap_or_default();
+    let early = stopped.map(|s| format!(" (stopped early by {})", interrupt::name(s))).unwrap_or_default();
     println!(
-        "{programs} programs over {} ops in {seconds:.1} s ({:.0}/s): {failures} disagreements or crashes, {invalid} invalid programs (seed {})",
+        "{programs} programs over {} ops in {seconds:.1} s ({:.0}/s): {failures} disagreements or crashes, {invalid} invalid programs (seed {}{of_shard}){early}",
         ops.len(),
         programs as f64 / seconds.max(1e-9),
         a.seed
     );
-    if failures + invalid == 0 {
-        0
-    } else {
-        EXIT_FAILURE
+    if let Some(path) = &a.json {
+        let summary = json!({
+            "seed": a.seed, "shard": a.shard.map(|s| s.to_string()), "ops": ops.len(), "programs": programs,
+            "disagreements": failures, "invalid": invalid, "seconds": (seconds * 1000.0).round() / 1000.0,
+            "stopped": stopped.map(interrupt::name), "failures": found.into_inner().unwrap_or_default(),
+        });
+        if let Err(e) = std::fs::write(path, serde_json::to_string_pretty(&summary).unwrap_or_default() + "\n") {
+            eprintln!("error: cannot write {path}: {e}");
+            return EXIT_BAD_INPUT;
+        }
+    }
+    match stopped {
+        Some(signal) => interrupt::exit_status(signal),
+        None if failures + invalid == 0 => 0,
+        None => EXIT_FAILURE,
     }
 }
 
-/// A progress bar on stderr (cases/s, failures, elapsed and ETA),
-/// redrawn a few times a second until the workers end. A time-bounded
-/// campaign fills the bar with time, a count-bounded one with programs.
-fn progress(tally: &Tally, stop: &AtomicBool, deadline: Option<Instant>, limit: u64, start: Instant) {
-    let total = match deadline {
-        Some(d) => d.saturating_duration_since(start).as_millis() as u64,
-        None => limit,
-    };
-    let bar = ProgressBar::new(total.max(1));
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {elapsed_precise} eta {eta} {msg}").unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+/// Progress on stderr (programs/s, failures, ETA) until the workers end:
+/// a bar on a terminal, a line every few seconds elsewhere. A time-bounded
+/// campaign has no total.
+fn progress(tally: &Tally, stop: &AtomicBool, deadline: Option<Instant>, share: u64) {
+    let mut shown = Progress::new("fuzz", if deadline.is_some() { 0 } else { share }, false);
     loop {
         std::thread::sleep(Duration::from_millis(250));
         let n = tally.programs.load(Ordering::Relaxed);
-        let rate = n as f64 / start.elapsed().as_secs_f64().max(1e-9);
-        bar.set_position(if deadline.is_some() { start.elapsed().as_millis() as u64 } else { n }.min(total));
-        bar.set_message(format!(
-            "{n} programs, {rate:.0}/s, {} failures, {} invalid",
-            tally.failures.load(Ordering::Relaxed),
-            tally.invalid.load(Ordering::Relaxed)
-        ));
-        let done = n >= limit || deadline.is_some_and(|d| Instant::now() > d + Duration::from_secs(30));
-        if done || stop.load(Ordering::Relaxed) || (deadline.is_some_and(|d| Instant::now() > d) && n > 0) {
-            bar.finish_and_clear();
+        shown.set(n, || format!("{} failures, {} invalid", tally.failures.load(Ordering::Relaxed), tally.invalid.load(Ordering::Relaxed)));
+        let done = n >= share || deadline.is_some_and(|d| Instant::now() > d + Duration::from_secs(30));
+        let ended =
+            stop.load(Ordering::Relaxed) || interrupt::requested().is_some() || (deadline.is_some_and(|d| Instant::now() > d) && n > 0);
+        if done || ended {
+            shown.finish();
             break;
         }
     }

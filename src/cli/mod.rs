@@ -9,6 +9,7 @@ mod eval;
 mod export;
 mod fuzz;
 mod import;
+mod report;
 mod verify;
 
 use std::time::{Duration, Instant};
@@ -49,6 +50,8 @@ pub enum Command {
     Import(import::ImportArgs),
     /// Write a module (xla-json or HLO text) as StableHLO MLIR text or as xla-json/1.
     Export(export::ExportArgs),
+    /// Work with conformance reports: `report merge` joins the JSON reports of a campaign's shards.
+    Report(report::ReportArgs),
 }
 
 /// Bounds on every run, so no input can hang the tool or exhaust memory.
@@ -90,6 +93,7 @@ pub fn main_with(cli: Cli) -> i32 {
         Command::Bench(a) => bench::run(a),
         Command::Import(a) => import::run(a),
         Command::Export(a) => export::run(a),
+        Command::Report(a) => report::run(a),
     }
 }
 

@@ -5,6 +5,7 @@
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -21,6 +22,7 @@ use xlaref_reference::verify::VerifiedModule;
 
 use super::case::{run_case, Case, Expected, RunOptions};
 use super::engine::Engine;
+use super::interrupt;
 
 /// The protocol name and version a backend announces in its first line.
 pub const PROTOCOL: &str = "xla-json-backend/1";
@@ -38,6 +40,10 @@ pub enum Reply {
     Unsupported(String),
     /// The backend died, hung, or answered something that is not a reply.
     Crash(String),
+    /// The backend could not be started again after a crash (its handshake
+    /// failed): not this case's fault, and every case left would meet it,
+    /// so a campaign stops.
+    Down(String),
 }
 
 /// Something checked for conformance.
@@ -118,9 +124,18 @@ impl ProcessBackend {
     }
 
     fn spawn(&mut self) -> Result<(), String> {
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(format!("exec {}", self.options.command))
+        let mut command = Command::new("sh");
+        command.arg("-c").arg(format!("exec {}", self.options.command));
+        // Adapters that need xlaref itself (to export a module as StableHLO,
+        // say) run this very binary.
+        if let Ok(me) = std::env::current_exe() {
+            command.env("XLAREF", me);
+        }
+        // Its own process group: a Ctrl-C at the terminal reaches xlaref
+        // alone, which then finishes the campaign's report and closes the
+        // backend's input itself (harness::interrupt).
+        let mut child = command
+            .process_group(0)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -140,7 +155,7 @@ impl ProcessBackend {
             }
         });
         let tail = Arc::clone(&self.stderr_tail);
-        thread::spawn(move || {
+        let stderr_reader = thread::spawn(move || {
             for line in BufReader::new(stderr).lines() {
                 let Ok(line) = line else { break };
                 if let Ok(mut t) = tail.lock() {
@@ -161,6 +176,13 @@ impl ProcessBackend {
             }
             Err(RecvTimeoutError::Disconnected) => {
                 let status = running.child.wait().map(|s| s.to_string()).unwrap_or_default();
+                // Its last words (why it could not start) may still be in the pipe.
+                for _ in 0..20 {
+                    if stderr_reader.is_finished() {
+                        break;
+                    }
+                    thread::sleep(Duration::from_millis(50));
+                }
                 return Err(format!("the backend exited before its handshake ({status}){}", self.stderr_text()));
             }
         };
@@ -212,8 +234,15 @@ impl ProcessBackend {
         if let Err(e) = r.stdin.write_all(request.as_bytes()).and_then(|_| r.stdin.flush()) {
             return Err(format!("cannot write to the backend: {e}"));
         }
+        let deadline = std::time::Instant::now() + timeout;
         loop {
-            match r.lines.recv_timeout(timeout) {
+            // Waits in slices, so that a signal stops the wait (harness::interrupt).
+            if interrupt::requested().is_some() {
+                return Err("interrupted".into());
+            }
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match r.lines.recv_timeout(left.min(Duration::from_millis(100))) {
+                Err(RecvTimeoutError::Timeout) if !left.is_zero() => continue,
                 Ok(line) if line.trim().is_empty() => continue,
                 Ok(line) => {
                     // A reply may carry the request's id; one for another
@@ -256,7 +285,7 @@ impl Backend for ProcessBackend {
     fn run(&mut self, case: &Case) -> Reply {
         if self.running.is_none() {
             if let Err(e) = self.restart() {
-                return Reply::Crash(format!("the backend could not be restarted: {e}"));
+                return Reply::Down(e);
             }
         }
         self.next_id += 1;
@@ -402,7 +431,7 @@ impl Engine for BackendEngine<'_> {
             Reply::PerReplica(_) => Err(RunError::Other("the backend answered no replica results".into())),
             Reply::Error(e) => Err(RunError::Other(e)),
             Reply::Unsupported(e) => Err(RunError::Unsupported(e)),
-            Reply::Crash(e) => Err(RunError::Other(format!("the backend crashed: {e}"))),
+            Reply::Crash(e) | Reply::Down(e) => Err(RunError::Other(format!("the backend crashed: {e}"))),
         }
     }
 }

@@ -34,15 +34,22 @@ pub struct GeneratedCase {
     pub case: Result<Case, String>,
 }
 
-/// `n` random valid programs of the generators of `ops` (all when empty),
-/// dealt round-robin over the ops. Program `i` depends on `(seed, i)` alone.
-pub fn generated_cases(n: u64, ops: &[String], seed: u64, options: &RunOptions) -> Result<Vec<GeneratedCase>, String> {
+/// The programs `i < n` that `keep` accepts (a shard's share, say) of the
+/// generators of `ops` (all when empty), dealt round-robin over the ops.
+/// Program `i` depends on `(seed, i)` alone.
+pub fn generated_cases(
+    n: u64,
+    ops: &[String],
+    seed: u64,
+    options: &RunOptions,
+    keep: &dyn Fn(u64) -> bool,
+) -> Result<Vec<GeneratedCase>, String> {
     let generators = gen::select(ops)?;
     if generators.is_empty() {
         return Err("no generators selected".into());
     }
     let mut out = Vec::with_capacity(usize::try_from(n).unwrap_or(0).min(1 << 20));
-    for i in 0..n {
+    for i in (0..n).filter(|&i| keep(i)) {
         let (op, strategy) = &generators[(i % generators.len() as u64) as usize];
         let name = format!("gen/{op}/seed{seed}_{i}");
         let case = match campaign::draw(strategy, seed, i) {
