@@ -244,6 +244,29 @@ fn deviation_classes_match_by_values_not_by_name() {
     let mut wrong = Fixed([2.0, f32::NEG_INFINITY]);
     assert_eq!(verdict(&mut wrong, &class).0, Verdict::Failed);
     assert!(Known::parse("class:no-such-class").is_err_and(|e| e.contains("unknown deviation class")));
+    // A class listed for other ops does not apply.
+    let elsewhere = Known::parse("class:conv-multiplies-padding op=Dot,Reduce  # D9\n").expect("parses");
+    assert_eq!(verdict(&mut multiplies, &elsewhere).0, Verdict::Failed);
+    let here = Known::parse("class:conv-multiplies-padding op=Conv\n").expect("parses");
+    assert_eq!(verdict(&mut multiplies, &here).0, Verdict::KnownDeviation);
+    assert!(Known::parse("class:ftz ops=Conv").is_err_and(|e| e.contains("op=A,B")));
+}
+
+#[test]
+fn a_nonfinite_operand_spreading_as_nan_is_its_own_class() {
+    let spreads = Known::parse("class:nonfinite-spreads op=Conv  # D15\n").expect("parses");
+    let mut nan_at_0 = Fixed([f32::NAN, f32::NEG_INFINITY]);
+    let (v, detail) = verdict(&mut nan_at_0, &spreads);
+    assert_eq!(v, Verdict::KnownDeviation, "{detail}");
+    assert!(detail.starts_with("class:nonfinite-spreads (D15)"), "{detail}");
+    // Only NaNs are excused: a wrong number next to them is not.
+    let mut nan_and_wrong = Fixed([f32::NAN, 5.0]);
+    assert_eq!(verdict(&mut nan_and_wrong, &spreads).0, Verdict::Failed);
+    // The fewest classes that explain the value are named.
+    let both = Known::parse("class:nonfinite-spreads\nclass:conv-multiplies-padding\n").expect("parses");
+    let (v, detail) = verdict(&mut nan_at_0, &both);
+    assert_eq!(v, Verdict::KnownDeviation);
+    assert!(detail.starts_with("class:nonfinite-spreads ") || detail.starts_with("class:conv-multiplies-padding "), "{detail}");
 }
 
 #[test]

@@ -25,11 +25,20 @@ BINARY = {
     "ShiftRightArithmetic": "shift-right-arithmetic", "ShiftRightLogical": "shift-right-logical",
 }
 DIRECTIONS = ("Eq", "Ne", "Ge", "Gt", "Le", "Lt")
+# The CHLO extension ops (docs/stablehlo.md): no HLO instruction computes
+# them; XLA expands them from StableHLO's `chlo.*`. A module using one gets a
+# placeholder here (so shapes and parameters are known) and is compiled
+# from the StableHLO that `xlaref export` writes (worker.py).
+CHLO_UNARY = ("Sinh", "Cosh", "Asin", "Acos", "Atan", "Asinh", "Acosh", "Atanh", "ErfInv", "Erfc", "Lgamma",
+              "Digamma", "BesselI1e", "IsInf", "IsPosInf", "IsNegInf")
+CHLO_BINARY = ("NextAfter", "Polygamma", "Zeta")
 
 
 class Module:
     def __init__(self, doc, replicas=1):
         self.replicas = replicas
+        # The CHLO extension ops the module uses (see CHLO_UNARY).
+        self.chlo = set()
         # (leaf index, dimension) of each bounded dynamic dimension of the
         # result, whose size the entry returns after the leaves.
         self.dynamic_sizes = []
@@ -333,6 +342,18 @@ class Computation(StructuredOps, WorldOps):
                 dims_of(s)
                 rs = s
             return self.emit(rs, f"{UNARY[op]}({args})", nm)
+        if op in CHLO_UNARY:
+            need(1)
+            s = shapes[0]
+            rs = array("pred", dims_of(s)) if op.startswith("Is") else s
+            self.m.chlo.add(op)
+            return self.emit(rs, f'custom-call({args}), custom_call_target="xlaref.chlo.{op}"', nm)
+        if op in CHLO_BINARY:
+            need(2)
+            a, b = self.implicit(ops[0], ops[1], ins.get("broadcast_dimensions"))
+            self.m.chlo.add(op)
+            rs = array(a[1][1], merged_dims(a[1], b[1]))
+            return self.emit(rs, f'custom-call({a[0]}, {b[0]}), custom_call_target="xlaref.chlo.{op}"', nm)
         if op == "Conj":
             need(1)
             s = shapes[0]

@@ -121,13 +121,13 @@ def check_module(doc):
 
 
 def check_instruction(ins, cname):
-    from hlo import BINARY, DIRECTIONS, UNARY
+    from hlo import BINARY, CHLO_BINARY, CHLO_UNARY, DIRECTIONS, UNARY
     op = ins.get("op")
     if not isinstance(op, str):
         raise Reject(f"{cname}.{ins['name']}: `op` must be a string")
-    if op in UNARY or op == "Conj":
+    if op in UNARY or op in CHLO_UNARY or op == "Conj":
         allowed, arity = set(), 1
-    elif op in BINARY or op in DIRECTIONS or (op.endswith("TotalOrder") and op[:-10] in DIRECTIONS):
+    elif op in BINARY or op in CHLO_BINARY or op in DIRECTIONS or (op.endswith("TotalOrder") and op[:-10] in DIRECTIONS):
         allowed, arity = ELEMENTWISE_ATTRS, 2
     elif op == "Compare":
         allowed, arity = ATTRS[op], 2

@@ -48,6 +48,10 @@ def compile_text(text, replicas=1):
 # (docs/stablehlo.md). The HLO translation still runs first: its checks and
 # shapes (parameters, result leaves) are reused.
 VIA_STABLEHLO = os.environ.get("XLAREF_VIA_STABLEHLO")
+# The xlaref binary that writes StableHLO: the one given above, else the one
+# running the conformance check (it sets `XLAREF` for its backends). Modules
+# with CHLO extension ops need it, since HLO has no instruction for them.
+XLAREF = VIA_STABLEHLO or os.environ.get("XLAREF")
 
 
 def exported_stablehlo(module):
@@ -64,7 +68,7 @@ def exported_stablehlo(module):
         f.write(text)
         path = f.name
     try:
-        out = subprocess.run([VIA_STABLEHLO, "export", "--to", "stablehlo", path], capture_output=True, text=True, timeout=60)
+        out = subprocess.run([XLAREF, "export", "--to", "stablehlo", path], capture_output=True, text=True, timeout=60)
     finally:
         os.unlink(path)
     if out.returncode != 0:
@@ -192,7 +196,10 @@ def run(req):
         for s, v in args:
             leaves_of(s, v, leaves)
         per_replica.append([np.asarray(v, dtype=DTYPES[s[1]]) for s, v in leaves])
-    if VIA_STABLEHLO:
+    if m.chlo and not XLAREF:
+        raise Unsupported(f"{', '.join(sorted(m.chlo))}: CHLO extension ops are not HLO instructions; "
+                          "they are compiled from StableHLO, which needs the xlaref binary (set XLAREF)")
+    if VIA_STABLEHLO or m.chlo:
         # The exported entry keeps tuple parameters whole and returns the
         # result's top-level components: only the plain form maps onto the
         # buffers below.
@@ -209,6 +216,10 @@ def run(req):
         exe = compile_text_or_mlir(text, replicas)
     except Exception as e:  # XLA's parser or verifier rejected the module
         msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        if "failed to legalize operation" in msg:
+            # No lowering for this op and type (chlo.erfc of f8, say): XLA
+            # lacks it, it does not judge the program invalid.
+            raise Unsupported(f"XLA cannot lower the module: {msg}")
         raise Reject(f"XLA rejects the module: {msg}")
     if module_too_big[0] is not None:
         raise Unsupported(f"{shape_text(module_too_big[0])} is larger than the adapter's limit of {MAX_ELEMENTS} elements")

@@ -14,7 +14,7 @@ use xlaref_reference::literal::Literal;
 use super::backend::{Backend, BackendEngine, Reply};
 use super::case::{case_files, judge, read_cases, run_case, Case, Expected, Outcome, RunOptions};
 use super::compare::{compare, Mismatch};
-use super::deviation::Class;
+use super::deviation::{self, Class};
 use super::engine::{Engine, Reference};
 use super::ftz;
 use super::interrupt;
@@ -97,12 +97,37 @@ pub struct CaseResult {
 #[derive(Clone, Debug, Default)]
 pub struct Known {
     pub cases: HashMap<String, String>,
-    pub classes: Vec<(Class, String)>,
+    pub classes: Vec<KnownClass>,
+}
+
+/// A deviation class as listed: `class:ID [op=A,B]  # reason`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KnownClass {
+    pub class: Class,
+    /// The ops it is known for (all when empty).
+    pub ops: Vec<String>,
+    /// `ulps=N`: the bound of [`Class::Accuracy`].
+    pub ulps: Option<f64>,
+    pub reason: String,
+}
+
+impl KnownClass {
+    fn applies_to(&self, op: &str) -> bool {
+        self.ops.is_empty() || self.ops.iter().any(|o| o == op)
+    }
+
+    fn reason(&self) -> &str {
+        if self.reason.is_empty() {
+            self.class.rule()
+        } else {
+            &self.reason
+        }
+    }
 }
 
 impl Known {
-    /// Reads a known-deviations file: one case name or `class:ID` a line,
-    /// a reason after `#`.
+    /// Reads a known-deviations file: one case name or `class:ID [op=A,B]`
+    /// a line, a reason after `#`.
     pub fn parse(text: &str) -> Result<Known, String> {
         let mut known = Known::default();
         for (n, line) in text.lines().enumerate() {
@@ -110,12 +135,27 @@ impl Known {
                 Some((n, c)) => (n.trim(), c.trim().to_string()),
                 None => (line.trim(), String::new()),
             };
-            if let Some(id) = name.strip_prefix("class:") {
-                let class = Class::from_id(id.trim()).ok_or_else(|| {
+            if let Some(spec) = name.strip_prefix("class:") {
+                let mut words = spec.split_whitespace();
+                let id = words.next().unwrap_or("");
+                let class = Class::from_id(id).ok_or_else(|| {
                     let ids: Vec<&str> = Class::ALL.iter().map(|c| c.id()).collect();
                     format!("line {}: unknown deviation class `{id}` (known: {})", n + 1, ids.join(", "))
                 })?;
-                known.classes.push((class, comment));
+                let (mut ops, mut ulps) = (Vec::new(), None);
+                for w in words {
+                    if let Some(list) = w.strip_prefix("op=") {
+                        ops.extend(list.split(',').filter(|o| !o.is_empty()).map(String::from));
+                    } else if let Some(n) = w.strip_prefix("ulps=").and_then(|v| v.parse::<f64>().ok()).filter(|v| *v >= 0.0) {
+                        ulps = Some(n);
+                    } else {
+                        return Err(format!("line {}: expected `op=A,B` or `ulps=N` after the class, found `{w}`", n + 1));
+                    }
+                }
+                if (class == Class::Accuracy) != ulps.is_some() {
+                    return Err(format!("line {}: `ulps=N` goes with class:accuracy, and class:accuracy needs it", n + 1));
+                }
+                known.classes.push(KnownClass { class, ops, ulps, reason: comment });
             } else if !name.is_empty() {
                 known.cases.insert(name.to_string(), comment);
             }
@@ -125,13 +165,13 @@ impl Known {
 
     /// Adds a class (`--ftz`), unless the file already names it.
     pub fn add_class(&mut self, class: Class) {
-        if !self.classes.iter().any(|(c, _)| *c == class) {
-            self.classes.push((class, String::new()));
+        if !self.has(class) {
+            self.classes.push(KnownClass { class, ops: vec![], ulps: None, reason: String::new() });
         }
     }
 
     fn has(&self, class: Class) -> bool {
-        self.classes.iter().any(|(c, _)| *c == class)
+        self.classes.iter().any(|k| k.class == class)
     }
 }
 
@@ -364,10 +404,11 @@ fn judge_by_model(case: &Case, backend: &mut (dyn Backend + Send), options: &Run
         lockstep::Verdict::Agree(_) => (Verdict::Passed, String::new()),
         lockstep::Verdict::Disagree(d) => {
             let detail = format!("beyond the tolerance model at instruction `{}` ({}): {}", d.instruction, d.op, d.detail);
-            match explaining_class(&d, &other, options, known, &env) {
-                Some((class, reason)) => {
-                    let reason = if reason.is_empty() { class.rule().to_string() } else { reason.clone() };
-                    (Verdict::KnownDeviation, format!("class:{} ({reason}): {detail}", class.id()))
+            match explaining_classes(&d, &other, options, known, &env) {
+                Some(classes) => {
+                    let ids: Vec<&str> = classes.iter().map(|k| k.class.id()).collect();
+                    let reasons: Vec<&str> = classes.iter().map(|k| k.reason()).collect();
+                    (Verdict::KnownDeviation, format!("class:{} ({}): {detail}", ids.join("+"), reasons.join("; ")))
                 }
                 None => (Verdict::Failed, detail),
             }
@@ -375,21 +416,26 @@ fn judge_by_model(case: &Case, backend: &mut (dyn Backend + Send), options: &Run
     })
 }
 
-/// The first known class whose rule gives the backend's value of the
-/// disagreeing instruction.
-fn explaining_class<'k>(
+/// The fewest known classes whose rules together give the backend's value
+/// of the disagreeing instruction.
+fn explaining_classes<'k>(
     d: &lockstep::Disagreement,
     backend: &dyn Engine,
     options: &RunOptions,
     known: &'k Known,
     env: &dyn Fn() -> Env,
-) -> Option<&'k (Class, String)> {
-    if known.classes.is_empty() {
+) -> Option<Vec<&'k KnownClass>> {
+    let listed: Vec<&KnownClass> = known.classes.iter().filter(|k| k.applies_to(d.op)).collect();
+    if listed.is_empty() {
         return None;
     }
     let single = xlaref_reference::verify::verify(d.module.clone(), &options.verify_options()).ok()?;
     let got = backend.run(&single, d.args.clone(), &mut env()).ok()?;
-    known.classes.iter().find(|(class, _)| class.explains(&single, &d.args, &got, env))
+    deviation::combinations(&listed).into_iter().find(|together| {
+        let classes: Vec<Class> = together.iter().map(|k| k.class).collect();
+        let ulps = together.iter().find_map(|k| k.ulps);
+        deviation::explained_by(&classes, ulps, &single, &d.args, &got, env)
+    })
 }
 
 /// A multi-replica program has no lockstep model: whether the reference on
