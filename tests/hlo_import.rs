@@ -124,6 +124,36 @@ fn errors_name_the_line_column_and_opcode() {
     assert!(hlo_to_json(no_param).expect_err("gap").message.contains("parameter(0)"));
 }
 
+/// `compile().as_text()` prints stack-frame tables before the first
+/// computation (metadata: skipped), and optimized HLO has element-type
+/// bitcasts of the same width (read as BitcastConvertType).
+#[test]
+fn stack_frame_tables_and_element_type_bitcasts_of_optimized_hlo() {
+    let module = |tables: &str, bitcast: &str| {
+        format!("HloModule m\n\n{tables}\n\nENTRY e {{\n  p = f32[2]{{0}} parameter(0)\n  ROOT b = {bitcast}(p)\n}}\n")
+    };
+    let tables = "FileNames\n1 \"<string>\"\n\nFunctionNames\n1 \"f\"\n\nFileLocations\n1 {file_name_id=1 function_name_id=1 line=3}\n\nStackFrames\n1 {file_location_id=1 parent_frame_id=1}";
+    let json = hlo_to_json(&module(tables, "s32[2]{0} bitcast")).expect("reads");
+    let text = json.to_string();
+    assert!(text.contains("BitcastConvertType") && text.contains("\"new_element_type\":\"s32\""), "{text}");
+    let case = case_with(
+        &module(tables, "s32[2]{0} bitcast"),
+        serde_json::json!([{"shape": "f32[2]", "value": [1, -2]}]),
+        serde_json::json!({"shape": "s32[2]", "value": [1065353216, -1073741824]}),
+    );
+    let case = read_case(&case, &Path::root(), &RunOptions::default()).expect("case");
+    for engine in [&Reference as &dyn xlaref::harness::engine::Engine, &Fast] {
+        let outcome = run_case(&case, engine, &RunOptions::default());
+        assert_eq!(xlaref::harness::case::judge(&case, &outcome), Ok(()), "{}", engine.name());
+    }
+    // Another width, or other dimensions, depends on layouts.
+    let e = hlo_to_json(&module(tables, "s64[1]{0} bitcast")).expect_err("width");
+    assert!(e.message.contains("depends on layouts"), "{e}");
+    // A table row must look like one.
+    let e = hlo_to_json(&module("FileNames\nnot a row", "f32[2]{0} bitcast")).expect_err("row");
+    assert!(e.message.contains("FileNames table") && e.line == 4, "{e}");
+}
+
 #[test]
 fn import_and_eval_with_npy_arguments_on_the_command_line() {
     let dir = std::env::temp_dir().join(format!("xlaref-hlo-{}", std::process::id()));

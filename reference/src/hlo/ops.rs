@@ -10,6 +10,7 @@ use serde_json::{json, Map, Value};
 use super::literal::{self, array_shape, int, int_list, int_lists, padding_config, slice, tuple_elements, window};
 use super::parse::{Instr, Mapped};
 use super::HloError;
+use crate::types::ElementType;
 
 type R<T> = Result<T, HloError>;
 
@@ -310,14 +311,31 @@ fn element_type_of(shapes: &HashMap<String, String>, name: &str) -> Option<Strin
     shapes.get(name).and_then(|s| array_shape(s)).map(|(t, _)| t.to_string())
 }
 
-/// A bitcast that keeps the element type is a reshape; any other is a
-/// layout-dependent reinterpretation the document has no op for.
+/// A bitcast that keeps the element type is a reshape. One that changes
+/// it between types of the same width and keeps the dimensions is a
+/// BitcastConvertType: optimized HLO has them (an f32 → s32 `bitcast` in
+/// sort comparators), where XLA's algebraic simplifier turned a
+/// `bitcast-convert` into a `bitcast`; that rewrite keeps the layout, so each
+/// element's bits stay in place. Any other is a layout-dependent
+/// reinterpretation the document has no op for.
 fn bitcast(instr: &Instr, shapes: &HashMap<String, String>, mut out: Out) -> R<Value> {
-    let from = instr.operands.first().and_then(|o| element_type_of(shapes, o));
-    if from.as_deref() != Some(result_type(instr)?.as_str()) {
-        return Err(instr.error("a bitcast that changes the element type depends on layouts; not supported"));
+    let from = instr.operands.first().and_then(|o| shapes.get(o)).and_then(|s| array_shape(s));
+    let to = result_type(instr)?;
+    let dims = result_dims(instr)?;
+    match from {
+        Some((t, _)) if t == to => Ok(out.set("new_sizes", json!(dims)).op("Reshape")),
+        Some((t, d)) if d == dims && same_width(t, &to) => Ok(out.set("new_element_type", json!(to)).op("BitcastConvertType")),
+        _ => {
+            Err(instr.error("a bitcast that changes the element type and the dimensions, or the width, depends on layouts; not supported"))
+        }
     }
-    Ok(out.set("new_sizes", json!(result_dims(instr)?)).op("Reshape"))
+}
+
+fn same_width(a: &str, b: &str) -> bool {
+    match (ElementType::from_name(a), ElementType::from_name(b)) {
+        (Some(a), Some(b)) => a.bit_width() == b.bit_width(),
+        _ => false,
+    }
 }
 
 /// `preferred_element_type` when the result's type is not the operands'.

@@ -73,16 +73,44 @@ pub fn parse_hlo(text: &str) -> Result<Value, HloError> {
     Ok(json!({"format": "xla-json/1", "entry": entry, "computations": out}))
 }
 
+/// The stack-frame tables XLA prints between the `HloModule` header and
+/// the first computation (every dump, every `compile().as_text()`): source
+/// locations for `metadata={... stack_frame_id=N}`. Metadata; skipped.
+const METADATA_TABLES: [&str; 4] = ["FileNames", "FunctionNames", "FileLocations", "StackFrames"];
+
+/// A row of a metadata table: `ID "text"` or `ID {key=value ...}`.
+fn is_table_row(trimmed: &str) -> bool {
+    let rest = trimmed.trim_start_matches(|c: char| c.is_ascii_digit());
+    rest.len() < trimmed.len() && {
+        let value = rest.trim_start();
+        value.len() < rest.len() && ((value.starts_with('"') && value.ends_with('"')) || (value.starts_with('{') && value.ends_with('}')))
+    }
+}
+
 fn computations(text: &str) -> Result<Vec<Comp<'_>>, HloError> {
     let mut comps: Vec<Comp> = Vec::new();
     let mut open: Option<Comp> = None;
     let mut seen_header = false;
+    let mut table: Option<&str> = None;
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
         let trimmed = line.trim();
         let c = Cursor::new(line, n);
         if trimmed.is_empty() || trimmed.starts_with("//") {
+            table = None;
             continue;
+        }
+        if open.is_none() {
+            if let Some(name) = METADATA_TABLES.iter().find(|t| **t == trimmed) {
+                table = Some(name);
+                continue;
+            }
+            if let Some(name) = table {
+                if !is_table_row(trimmed) {
+                    return Err(c.error(format!("expected a row `ID \"text\"` or `ID {{...}}` of the {name} table")));
+                }
+                continue;
+            }
         }
         if trimmed.starts_with("HloModule") {
             if seen_header || !comps.is_empty() || open.is_some() {
