@@ -83,6 +83,11 @@ pub fn run(a: CheckArgs) -> i32 {
         }
     }
     println!("{} passed, {} failed, {} skipped", tally.passed, tally.failed, tally.skipped);
+    if tally.passed + tally.failed + tally.skipped == 0 {
+        // A mistyped folder would otherwise "pass".
+        eprintln!("error: no cases found in {} (case files are *.json, StableHLO test files *.mlir)", a.paths.join(", "));
+        return EXIT_BAD_INPUT;
+    }
     if tally.failed == 0 {
         0
     } else {

@@ -66,10 +66,10 @@ pub struct ConformArgs {
     #[arg(long)]
     pub known_deviations: Option<String>,
     /// Seconds one case may take before the backend is restarted.
-    #[arg(long, default_value_t = 60.0)]
+    #[arg(long, default_value_t = 60.0, value_parser = super::seconds)]
     pub case_timeout: f64,
     /// Seconds the backend may take to start and print its handshake.
-    #[arg(long, default_value_t = 120.0)]
+    #[arg(long, default_value_t = 120.0, value_parser = super::seconds)]
     pub start_timeout: f64,
     /// The backend flushes subnormals to zero (FTZ/DAZ, as XLA CPU does):
     /// the deviation class `class:ftz`.

@@ -16,7 +16,8 @@ use crate::npy;
 #[derive(Args, Debug)]
 pub struct EvalArgs {
     /// The module: xla-json/1, XLA HLO text (`HloModule ...`) or StableHLO
-    /// MLIR (`module ...`, `func.func ...`), told apart by content.
+    /// MLIR (`module ...`, `func.func ...`), told apart by content; `-`
+    /// reads it from standard input.
     pub module: String,
     /// A JSON file holding the arguments: a list of typed literals.
     #[arg(long)]
@@ -90,7 +91,7 @@ fn read_args(a: &EvalArgs, params: &[Shape]) -> Result<Vec<Literal>, String> {
         out.push(json::read_literal(&value, &shape, &Path::new("--arg"), max).map_err(|e| format!("--arg `{spec}`: {e}"))?);
     }
     for path in &a.arg_npy {
-        let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+        let bytes = super::read_bytes(path)?;
         out.push(npy::read_npy(&bytes, params.get(out.len()), max).map_err(|e| format!("--arg-npy {path}: {e}"))?);
     }
     Ok(out)

@@ -22,7 +22,8 @@ pub struct ExportArgs {
     /// What to write.
     #[arg(long, value_enum)]
     pub to: Target,
-    /// The module: xla-json/1 or HLO text.
+    /// The module: xla-json/1, HLO text or StableHLO MLIR; `-` reads it
+    /// from standard input.
     pub module: String,
     /// Where to write (default: standard output).
     #[arg(short, long)]

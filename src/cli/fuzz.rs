@@ -21,7 +21,7 @@ use crate::harness::shard::Shard;
 #[derive(Args, Debug)]
 pub struct FuzzArgs {
     /// Stop after this many seconds.
-    #[arg(long)]
+    #[arg(long, value_parser = super::seconds)]
     pub seconds: Option<f64>,
     /// Run programs 0..N of the campaign (default: 1000 when --seconds is
     /// absent); with --shard, this shard's share of them.

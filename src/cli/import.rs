@@ -12,7 +12,8 @@ use super::{read_text, EXIT_BAD_INPUT};
 
 #[derive(Args, Debug)]
 pub struct ImportArgs {
-    /// The HLO text module.
+    /// The module: XLA HLO text or StableHLO MLIR, told apart by content;
+    /// `-` reads it from standard input.
     pub module: String,
     /// Where to write the xla-json/1 module (default: standard output).
     #[arg(short, long)]

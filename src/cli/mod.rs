@@ -64,7 +64,7 @@ pub struct LimitArgs {
     #[arg(long, default_value_t = 10_000_000)]
     pub max_while_trips: u64,
     /// Wall-clock limit per run, in seconds.
-    #[arg(long)]
+    #[arg(long, value_parser = seconds)]
     pub timeout: Option<f64>,
 }
 
@@ -97,7 +97,48 @@ pub fn main_with(cli: Cli) -> i32 {
     }
 }
 
-/// Reads a file as text, or explains why not.
+/// The largest input file read whole (a module, a case file, an argument):
+/// 2 GiB, or `XLAREF_MAX_INPUT_BYTES`. A larger one, or an endless one
+/// (`/dev/zero`), is refused once that much has been read.
+fn max_input_bytes() -> u64 {
+    std::env::var("XLAREF_MAX_INPUT_BYTES").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(2 << 30)
+}
+
+/// Reads a file (`-`: standard input) whole, up to [`max_input_bytes`].
+pub fn read_bytes(path: &str) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let cap = max_input_bytes();
+    let mut bytes = Vec::new();
+    let read = if path == "-" {
+        std::io::stdin().lock().take(cap + 1).read_to_end(&mut bytes)
+    } else {
+        let file = std::fs::File::open(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+        match file.metadata() {
+            Ok(m) if m.is_dir() => return Err(format!("cannot read {path}: it is a directory")),
+            Ok(m) if m.is_file() && m.len() > cap => {
+                return Err(format!("{path} is {} bytes, over the input limit of {cap} bytes (XLAREF_MAX_INPUT_BYTES)", m.len()))
+            }
+            _ => {}
+        }
+        file.take(cap + 1).read_to_end(&mut bytes)
+    };
+    read.map_err(|e| format!("cannot read {path}: {e}"))?;
+    if bytes.len() as u64 > cap {
+        return Err(format!("{path} is over the input limit of {cap} bytes (XLAREF_MAX_INPUT_BYTES)"));
+    }
+    Ok(bytes)
+}
+
+/// Reads a file (`-`: standard input) as UTF-8 text, or explains why not.
 pub fn read_text(path: &str) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))
+    String::from_utf8(read_bytes(path)?).map_err(|e| format!("{path} is not UTF-8 text (byte {} is not)", e.utf8_error().valid_up_to()))
+}
+
+/// A number of seconds given on the command line: finite and not negative
+/// (`nan` or `inf` would make no deadline, or panic in `Duration`).
+pub fn seconds(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("`{}` is not a number of seconds (finite, not negative)", text.escape_debug())),
+    }
 }

@@ -10,7 +10,8 @@ use super::{read_text, EXIT_BAD_INPUT};
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
     /// The module: xla-json/1, XLA HLO text (`HloModule ...`) or StableHLO
-    /// MLIR (`module ...`, `func.func ...`), told apart by content.
+    /// MLIR (`module ...`, `func.func ...`), told apart by content; `-`
+    /// reads it from standard input.
     pub module: String,
     /// Largest number of elements of any value.
     #[arg(long, default_value_t = 1 << 28)]

@@ -56,7 +56,15 @@ pub fn parse_hlo(text: &str) -> Result<Value, HloError> {
     let mut mapped: HashMap<String, Mapped> = HashMap::new();
     let mut out = Map::new();
     let mut entry = None;
-    for comp in &comps {
+    for (i, comp) in comps.iter().enumerate() {
+        // Two computations of one name, or two entries: which one is meant
+        // is a guess, so neither is taken.
+        if comps[..i].iter().any(|c| c.name == comp.name) {
+            return Err(comp.at.error(format!("a second computation named `{}`", comp.name)));
+        }
+        if comp.entry && comps[..i].iter().any(|c| c.entry) {
+            return Err(comp.at.error(format!("a second ENTRY computation (`{}`)", comp.name)));
+        }
         let m = map_computation(comp, &mapped)?;
         let params: Vec<Value> = m.params.iter().map(|(_, n, s)| json!({"name": n, "shape": s})).collect();
         out.insert(comp.name.clone(), json!({"params": params, "instructions": m.instructions, "root": m.root}));

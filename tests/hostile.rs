@@ -1,0 +1,92 @@
+//! Hostile inputs, each run as a subprocess under a time limit and an
+//! address-space cap: every one must end with exit status 2 and a message
+//! saying what was wrong, never a panic, an abort, a hang or a memory blow-up.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Runs `xlaref ARGS` with `stdin` as input, at most 20 s and 4 GiB of
+/// address space.
+fn run(args: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Output {
+    let mut line = String::from("ulimit -v 4194304; exec \"$0\"");
+    for i in 0..args.len() {
+        line.push_str(&format!(" \"${}\"", i + 1));
+    }
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c").arg(line).arg(env!("CARGO_BIN_EXE_xlaref")).args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("xlaref starts");
+    let mut input = child.stdin.take().expect("stdin");
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let start = Instant::now();
+    loop {
+        if child.try_wait().ok().flatten().is_some() {
+            break;
+        }
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("xlaref {args:?} ran past 20 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = writer.join();
+    child.wait_with_output().expect("output")
+}
+
+/// Exit status 2, and stderr holds `says` (and no panic).
+fn refused(out: &Output, says: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(says), "expected `{says}` in: {stderr}");
+    assert!(!stderr.contains("panicked") && !stderr.contains("internal error"), "{stderr}");
+}
+
+#[test]
+fn non_finite_seconds_are_refused_at_parsing() {
+    for flag in ["nan", "NaN", "-nan", "inf", "-1"] {
+        let (timeout, seconds, start) = (format!("--timeout={flag}"), format!("--seconds={flag}"), format!("--start-timeout={flag}"));
+        refused(&run(&["eval", "-", &timeout], &[], b""), "is not a number of seconds");
+        refused(&run(&["fuzz", &seconds], &[], b""), "is not a number of seconds");
+        refused(&run(&["conform", "--backend", "engine:fast", "--generate", "1", &start], &[], b""), "is not a number of seconds");
+    }
+}
+
+#[test]
+fn endless_and_oversized_inputs_are_cut_off() {
+    let cap = [("XLAREF_MAX_INPUT_BYTES", "4096")];
+    refused(&run(&["eval", "/dev/zero"], &cap, b""), "over the input limit of 4096 bytes");
+    refused(&run(&["import", "/dev/zero"], &cap, b""), "over the input limit");
+    refused(&run(&["verify", "-"], &cap, &vec![b' '; 10_000]), "over the input limit");
+    refused(&run(&["eval", "/dev/urandom"], &cap, b""), "over the input limit");
+    refused(&run(&["eval", "/tmp"], &[], b""), "it is a directory");
+}
+
+#[test]
+fn the_module_may_come_from_standard_input() {
+    let module = br#"{"format": "xla-json/1", "computations": {"main": {"params": [{"name": "x", "shape": "f32[2]"}],
+        "instructions": [{"name": "n", "op": "Neg", "operands": ["x"]}]}}}"#;
+    let out = run(&["eval", "-", "--arg", "f32[2]=[1,-2]"], &[], module);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), r#"{"shape":"f32[2]","value":[-1.0,2.0]}"#);
+}
+
+#[test]
+fn ambiguous_hlo_modules_are_refused() {
+    let two_entries = b"HloModule m\nENTRY a {\n ROOT p = f32[] parameter(0)\n}\nENTRY b {\n ROOT p = f32[] parameter(0)\n}\n";
+    refused(&run(&["verify", "-"], &[], two_entries), "a second ENTRY computation");
+    let same_name = b"HloModule m\nc {\n ROOT p = f32[] parameter(0)\n}\nc {\n ROOT p = f32[] parameter(0)\n}\nENTRY e {\n ROOT p = f32[] parameter(0)\n}\n";
+    refused(&run(&["verify", "-"], &[], same_name), "a second computation named `c`");
+}
+
+#[test]
+fn a_folder_without_cases_is_an_error() {
+    let dir = std::env::temp_dir().join(format!("xlaref-hostile-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    refused(&run(&["check", &dir.display().to_string()], &[], b""), "no cases found");
+}
