@@ -90,3 +90,17 @@ fn a_folder_without_cases_is_an_error() {
     std::fs::create_dir_all(&dir).expect("dir");
     refused(&run(&["check", &dir.display().to_string()], &[], b""), "no cases found");
 }
+
+#[test]
+fn control_characters_from_the_input_are_escaped_and_long_input_cut() {
+    let module = "{\"format\": \"xla-json/1\", \"computations\": {\"main\": {\"params\": [], \"instructions\": [{\"name\": \"n\", \"op\": \"Neg\", \"operands\": [\"\\u001b[2J\"]}]}}}";
+    let out = run(&["verify", "-"], &[], module.as_bytes());
+    refused(&out, "\\u{1b}[2J");
+    assert!(!out.stderr.contains(&0x1b), "a raw ESC reached the terminal");
+    let huge = format!("f32[1]={}", "1,".repeat(60_000));
+    let neg = br#"{"format": "xla-json/1", "computations": {"main": {"params": [{"name": "x", "shape": "f32[1]"}],
+        "instructions": [{"name": "n", "op": "Neg", "operands": ["x"]}]}}}"#;
+    let out = run(&["eval", "-", "--arg", &huge], &[], neg);
+    refused(&out, "more bytes)");
+    assert!(out.stderr.len() < 4000, "{} bytes of error", out.stderr.len());
+}

@@ -1,11 +1,41 @@
 //! Typed errors: reading (with the JSON path), verifying (instruction, op,
 //! rule), and running (what only evaluation reveals).
 
+use std::borrow::Cow;
+
 use thiserror::Error;
+
+/// The longest message text printed whole; input quoted in a message (a
+/// 120 KB `--arg`, a huge name) is cut there.
+const MAX_MESSAGE_CHARS: usize = 2000;
+
+/// `s` fit for a terminal: control characters escaped (a name from the
+/// input holding `ESC [2J` must not clear the user's screen through an
+/// error message) and cut after [`MAX_MESSAGE_CHARS`] characters. Every
+/// error type of the library displays through it.
+pub fn printable(s: &str) -> Cow<'_, str> {
+    let long = s.char_indices().nth(MAX_MESSAGE_CHARS).map(|(i, _)| i);
+    if long.is_none() && !s.chars().any(char::is_control) {
+        return Cow::Borrowed(s);
+    }
+    let kept = &s[..long.unwrap_or(s.len())];
+    let mut out = String::with_capacity(kept.len() + 16);
+    for c in kept.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    if let Some(at) = long {
+        out.push_str(&format!("... ({} more bytes)", s.len() - at));
+    }
+    Cow::Owned(out)
+}
 
 /// A file or value that does not follow FORMAT.md.
 #[derive(Debug, Clone, Error, PartialEq)]
-#[error("{path}: {message}")]
+#[error("{}: {}", printable(path), printable(message))]
 pub struct ReadError {
     /// Where in the JSON document, e.g. `computations.main.instructions[3].slice_sizes`.
     pub path: String,
@@ -20,7 +50,7 @@ impl ReadError {
 
 /// A module the document forbids: names the instruction, the op and the rule.
 #[derive(Debug, Clone, Error, PartialEq)]
-#[error("{}", self.describe())]
+#[error("{}", printable(&self.describe()))]
 pub struct VerifyError {
     pub computation: String,
     /// Empty for errors about the module or a computation as a whole.
@@ -42,19 +72,19 @@ impl VerifyError {
 /// What only running a verified module reveals.
 #[derive(Debug, Clone, Error, PartialEq)]
 pub enum RunError {
-    #[error("limit exceeded: {0}")]
+    #[error("limit exceeded: {}", printable(.0))]
     Limit(String),
-    #[error("argument error: {0}")]
+    #[error("argument error: {}", printable(.0))]
     Argument(String),
-    #[error("infeed exhausted: {0}")]
+    #[error("infeed exhausted: {}", printable(.0))]
     InfeedExhausted(String),
-    #[error("collective mismatch/deadlock: {0}")]
+    #[error("collective mismatch/deadlock: {}", printable(.0))]
     Collective(String),
-    #[error("unknown custom-call target: {0}")]
+    #[error("unknown custom-call target: {}", printable(.0))]
     CustomCall(String),
-    #[error("not supported by this engine: {0}")]
+    #[error("not supported by this engine: {}", printable(.0))]
     Unsupported(String),
-    #[error("{0}")]
+    #[error("{}", printable(.0))]
     Other(String),
 }
 
@@ -67,4 +97,20 @@ pub enum Error {
     Verify(#[from] VerifyError),
     #[error("run error: {0}")]
     Run(#[from] RunError),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_are_fit_for_a_terminal() {
+        assert_eq!(printable("plain `x`"), "plain `x`");
+        assert_eq!(printable("a\u{1b}[2Jb\n"), "a\\u{1b}[2Jb\\n");
+        let long = "y".repeat(5000);
+        let cut = printable(&long);
+        assert!(cut.len() < 2100 && cut.ends_with("... (3000 more bytes)"), "{cut}");
+        let e = VerifyError { computation: "m\u{7}".into(), instruction: String::new(), op: String::new(), rule: "r".into() };
+        assert_eq!(e.to_string(), "computation `m\\u{7}`: r");
+    }
 }

@@ -700,7 +700,7 @@ fn memory_child(specs: &[Spec], quick: bool) -> i32 {
     match measured {
         Ok(_) => 0,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", xlaref_reference::error::printable(&e.to_string()));
             EXIT_FAILURE
         }
     }

@@ -216,7 +216,7 @@ pub fn run(a: ConformArgs) -> i32 {
     let mut known = match known.transpose() {
         Ok(k) => k.unwrap_or_default(),
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", xlaref_reference::error::printable(&e.to_string()));
             return EXIT_BAD_INPUT;
         }
     };
@@ -226,14 +226,14 @@ pub fn run(a: ConformArgs) -> i32 {
     let cases = match gather_cases(&a, &options, shard) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", xlaref_reference::error::printable(&e.to_string()));
             return EXIT_BAD_INPUT;
         }
     };
     let mut backend = match start_backend(&a, &options) {
         Ok(b) => b,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", xlaref_reference::error::printable(&e.to_string()));
             return EXIT_BAD_INPUT;
         }
     };
@@ -269,7 +269,7 @@ pub fn run(a: ConformArgs) -> i32 {
     println!("{}", report::summary(&report));
     let status = match write_reports(&a, &report, &cases, &options) {
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", xlaref_reference::error::printable(&e.to_string()));
             EXIT_BAD_INPUT
         }
         Ok(()) if report.results.iter().any(|r| r.verdict.is_failure()) => EXIT_FAILURE,

@@ -65,7 +65,7 @@ pub struct EvalArgs {
 }
 
 fn bad(message: String) -> i32 {
-    eprintln!("error: {message}");
+    eprintln!("error: {}", xlaref_reference::error::printable(&message));
     EXIT_BAD_INPUT
 }
 

@@ -55,7 +55,7 @@ pub fn run(a: ExportArgs) -> i32 {
     let text = match export(&a) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", xlaref_reference::error::printable(&e.to_string()));
             return EXIT_BAD_INPUT;
         }
     };

@@ -72,7 +72,7 @@ pub fn run(a: FuzzArgs) -> i32 {
     let ops: Vec<&'static str> = match gen::select(&a.ops) {
         Ok(g) => g.into_iter().map(|(name, _)| name).collect(),
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", xlaref_reference::error::printable(&e.to_string()));
             return EXIT_BAD_INPUT;
         }
     };

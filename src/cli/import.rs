@@ -48,7 +48,7 @@ pub fn run(a: ImportArgs) -> i32 {
     let text = match import(&a) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", xlaref_reference::error::printable(&e.to_string()));
             return EXIT_BAD_INPUT;
         }
     };

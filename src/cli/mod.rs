@@ -81,7 +81,7 @@ impl LimitArgs {
 pub fn main_with(cli: Cli) -> i32 {
     // A misspelt cap would silently test the wrong kernels.
     if let Err(e) = xlaref_fast::isa::cap_from_env() {
-        eprintln!("error: {e}");
+        eprintln!("error: {}", xlaref_reference::error::printable(&e.to_string()));
         return EXIT_BAD_INPUT;
     }
     match cli.command {

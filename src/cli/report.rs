@@ -49,7 +49,7 @@ fn merge(a: MergeArgs) -> i32 {
     let merged = match merged {
         Ok(m) => m,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", xlaref_reference::error::printable(&e.to_string()));
             return EXIT_BAD_INPUT;
         }
     };

@@ -22,7 +22,7 @@ pub fn run(a: VerifyArgs) -> i32 {
     let text = match read_text(&a.module) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", xlaref_reference::error::printable(&e.to_string()));
             return EXIT_BAD_INPUT;
         }
     };

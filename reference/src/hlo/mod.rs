@@ -23,7 +23,7 @@ pub use parse::parse_hlo;
 
 /// An HLO text that cannot be imported, with where.
 #[derive(Debug, Clone, Error, PartialEq)]
-#[error("HLO line {line}, column {column}: {message}")]
+#[error("HLO line {line}, column {column}: {}", crate::error::printable(message))]
 pub struct HloError {
     pub line: usize,
     pub column: usize,

@@ -32,7 +32,7 @@ use thiserror::Error;
 
 /// An MLIR text that cannot be imported, with where.
 #[derive(Debug, Clone, Error, PartialEq)]
-#[error("MLIR line {line}, column {column}: {message}")]
+#[error("MLIR line {line}, column {column}: {}", crate::error::printable(message))]
 pub struct MlirError {
     pub line: usize,
     pub column: usize,
