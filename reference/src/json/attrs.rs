@@ -203,7 +203,9 @@ impl<'a> Attrs<'a> {
         let used = self.used.borrow();
         for key in self.obj.keys() {
             if !used.iter().any(|u| u == key) {
-                return Err(self.path(key).error(format!("unknown attribute `{key}` for op {}", self.op)));
+                // The op asked for every attribute it knows: the nearest is the hint.
+                let hint = super::suggest::hint(key, used.iter().map(String::as_str));
+                return Err(self.path(key).error(format!("unknown attribute `{key}` for op {}{hint}", self.op)));
             }
         }
         Ok(())

@@ -6,6 +6,7 @@ mod module;
 pub mod ops;
 mod parse;
 pub mod path;
+mod suggest;
 mod write;
 
 pub use literal::{read_literal, read_typed_literal, write_literal, write_typed_literal, WriteOptions};

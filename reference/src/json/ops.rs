@@ -462,7 +462,7 @@ fn world_op(name: &str, a: &Attrs) -> R<Op> {
         }
         "GetDimensionSize" => Op::GetDimensionSize { dimension: a.i64("dimension")? },
         "SetDimensionSize" => Op::SetDimensionSize { dimension: a.i64("dimension")? },
-        _ => return Err(a.path("op").error(format!("unknown op `{name}`"))),
+        _ => return Err(a.path("op").error(format!("unknown op `{name}`{}", super::suggest::op_hint(name)))),
     })
 }
 
