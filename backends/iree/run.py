@@ -4,7 +4,7 @@
     xlaref conform --backend 'python3 backends/iree/run.py' oracle-cases
 
 Prints the handshake, then relays each request line to a worker process
-(worker.py) that exports the module to StableHLO with `xlaref export`,
+(iree_worker.py) that exports the module to StableHLO with `xlaref export`,
 compiles it with IREE for the host CPU and runs it with IREE's runtime.
 IREE's compiler aborts the process on some inputs; when the worker dies or
 hangs, the supervisor (backends/common/supervisor.py) answers `crash` for
@@ -41,7 +41,7 @@ def version():
 def main():
     hello = {"name": "iree-llvm-cpu", "version": version()}
     require_xlaref("iree backend")
-    worker = Worker([sys.executable, os.path.join(HERE, "worker.py")], label="IREE worker")
+    worker = Worker([sys.executable, os.path.join(HERE, "iree_worker.py")], label="IREE worker")
     serve(hello, worker, default_timeout=CASE_TIMEOUT)
 
 

@@ -5,7 +5,7 @@ shipped in jaxlib (`jaxlib.mlir.dialects.stablehlo.eval_module`; docs/backends.m
     xlaref conform --backend 'python3 backends/stablehlo/run.py' oracle-cases
 
 Prints the handshake, then relays each request line to a worker process
-(worker.py) that exports the module to StableHLO with `xlaref export` and
+(interpreter_worker.py) that exports the module to StableHLO with `xlaref export` and
 interprets it. The interpreter aborts the process on ops it does not
 implement (`LLVM ERROR: Unsupported op`): the supervisor
 (backends/common/supervisor.py) then answers `unsupported` with that line,
@@ -52,7 +52,7 @@ def on_death(req, died):
 def main():
     hello = {"name": "stablehlo-interpreter", "version": version()}
     require_xlaref("stablehlo backend")
-    worker = Worker([sys.executable, os.path.join(HERE, "worker.py")], label="StableHLO interpreter worker")
+    worker = Worker([sys.executable, os.path.join(HERE, "interpreter_worker.py")], label="StableHLO interpreter worker")
     serve(hello, worker, on_death=on_death, default_timeout=CASE_TIMEOUT)
 
 
