@@ -51,8 +51,7 @@ def to_attr(ir, shape, value):
     arr = np.asarray(value).astype(DTYPES[etype])
     if arr.size == 0:
         tensor = ir.RankedTensorType.get(list(dims), typ)
-        # Left a plain Attribute: the bindings cannot cast a complex one.
-        return ir.Attribute.parse(f"dense<> : {tensor}")
+        return ir.DenseElementsAttr(ir.Attribute.parse(f"dense<> : {tensor}"))
     if etype == "pred":
         raw = arr.astype(np.uint8)
     elif etype in COMPLEX:
@@ -119,13 +118,15 @@ def from_attr(shape, attr):
     return flat.reshape(dims)
 
 
-# ---------------------------------------------------------------- complex results
+# ---------------------------------------------------------------- complex values
 #
-# eval_module aborts the process (an uncaught nanobind TypeError, "Can't
-# cast unknown element type") when a result is complex: its bindings cannot
-# hand a complex DenseElementsAttr to Python. So the entry is wrapped: the
-# exported @main becomes a private function, and a new @main calls it and
-# returns each complex result as its real and imaginary parts.
+# The bindings cannot hand complex DenseElementsAttrs across: eval_module
+# aborts the process (an uncaught nanobind TypeError, "Can't cast unknown
+# element type") when a result is complex, and refuses an empty complex
+# argument. So the entry is wrapped: the exported @main becomes a private
+# function, and a new @main calls it, builds empty complex arguments as
+# constants instead of taking them, and returns each complex result as its
+# real and imaginary parts.
 
 def mlir_type(shape):
     """xla-json array shape -> MLIR tensor type text."""
@@ -134,18 +135,28 @@ def mlir_type(shape):
     return "tensor<" + "".join(f"{d}x" for d in dims) + names[etype] + ">"
 
 
-def split_complex_results(text, params, results):
-    """The module text with complex results returned as (real, imag) pairs
-    of tensors; unchanged when no result is complex."""
-    if not any(s[1] in COMPLEX for s in results):
+def is_empty_complex(shape):
+    return shape[1] in COMPLEX and 0 in shape[2]
+
+
+def needs_wrapper(params, results):
+    return any(s[1] in COMPLEX for s in results) or any(is_empty_complex(s) for s in params)
+
+
+def wrap_entry(text, params, results):
+    """The module text with the wrapping @main described above; unchanged
+    when no value needs it."""
+    if not needs_wrapper(params, results):
         return text
     inner = text.replace("func.func public @main(", "func.func private @xlaref_entry(", 1)
     ptypes = [mlir_type(s) for s in params]
     rtypes = [mlir_type(s) for s in results]
-    args = ", ".join(f"%a{i}: {t}" for i, t in enumerate(ptypes))
+    taken = [f"%a{i}: {t}" for i, (s, t) in enumerate(zip(params, ptypes)) if not is_empty_complex(s)]
+    lines = [f"  %a{i} = \"stablehlo.constant\"() <{{value = dense<> : {t}}}> : () -> {t}"
+             for i, (s, t) in enumerate(zip(params, ptypes)) if is_empty_complex(s)]
     call_res = "%r" if len(results) == 1 else f"%r:{len(results)}"
-    lines = [f"  {call_res} = \"func.call\"({', '.join(f'%a{i}' for i in range(len(params)))}) "
-             f"<{{callee = @xlaref_entry}}> : ({', '.join(ptypes)}) -> ({', '.join(rtypes)})"]
+    lines.append(f"  {call_res} = \"func.call\"({', '.join(f'%a{i}' for i in range(len(params)))}) "
+                 f"<{{callee = @xlaref_entry}}> : ({', '.join(ptypes)}) -> ({', '.join(rtypes)})")
     outs, out_types = [], []
     for k, s in enumerate(results):
         v = "%r" if len(results) == 1 else f"%r#{k}"
@@ -159,13 +170,21 @@ def split_complex_results(text, params, results):
             outs.append(v)
             out_types.append(rtypes[k])
     lines.append(f"  \"func.return\"({', '.join(outs)}) : ({', '.join(out_types)}) -> ()")
-    wrapper = (f"func.func public @main({args}) -> ({', '.join(out_types)}) {{\n" + "\n".join(lines) + "\n}\n")
+    wrapper = (f"func.func public @main({', '.join(taken)}) -> ({', '.join(out_types)}) {{\n"
+               + "\n".join(lines) + "\n}\n")
     end = inner.rstrip().rindex("}")
     return inner[:end] + wrapper + "}\n"
 
 
+def wrapped_args(params, args):
+    """The arguments the wrapping @main takes."""
+    if not any(is_empty_complex(s) for s in params):
+        return list(zip(params, args))
+    return [(s, a) for s, a in zip(params, args) if not is_empty_complex(s)]
+
+
 def join_complex(results, values):
-    """Undoes split_complex_results on the interpreter's values."""
+    """Undoes wrap_entry's splitting of complex results."""
     out = []
     it = iter(values)
     for s in results:
@@ -199,14 +218,14 @@ def run(req):
     if any(s[0] != "array" for s in case.params + case.results):
         raise Unsupported(f"{BACKEND}: eval_module takes and returns tensors only (tuple in the entry signature)")
     jax_mlir, ir, stablehlo = mlir()
-    text = split_complex_results(case.text, case.params, case.results)
+    text = wrap_entry(case.text, case.params, case.results)
     # A fresh context per case: a bad module cannot poison the next.
     with jax_mlir.make_ir_context(), ir.Location.unknown():
         try:
             module = ir.Module.parse(text)
         except Exception as e:  # noqa: BLE001 - StableHLO's parser or verifier
             raise Reject(f"StableHLO rejects the module: {first_line(e)}")
-        args = [to_attr(ir, s, v) for s, v in zip(case.params, case.args)]
+        args = [to_attr(ir, s, v) for s, v in wrapped_args(case.params, case.args)]
         try:
             results = stablehlo.eval_module(module, args)
         except Exception as e:  # noqa: BLE001 - the interpreter's runtime error
