@@ -13,6 +13,7 @@ on any other death `crash`, and starts a new worker. Without jaxlib it exits
 with status 3 before the handshake.
 """
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -40,11 +41,16 @@ def version():
     return f"jaxlib {jaxlib.__version__}, StableHLO {shlo}, reference interpreter"
 
 
+# How the interpreter says it has no implementation for an op, just before
+# aborting: `LLVM ERROR: Unsupported op: %0 = chlo.erf ...`, `LLVM ERROR:
+# Operation stablehlo.rng is unsupported at the moment. ...`.
+UNSUPPORTED = re.compile(r"LLVM ERROR: .*(Unsupported op|is unsupported)")
+
+
 def on_death(req, died):
-    """The interpreter reports ops it has no implementation for by aborting
-    with `LLVM ERROR: Unsupported op`: that is `unsupported`, not a crash."""
+    """An abort that names an unimplemented op is `unsupported`, not a crash."""
     for line in died.stderr.splitlines():
-        if "Unsupported op" in line:
+        if UNSUPPORTED.search(line):
             return {"unsupported": f"the StableHLO interpreter aborts: {line.strip()}"}
     return crash_reply(req, died)
 
