@@ -41,10 +41,11 @@ def version():
     return f"jaxlib {jaxlib.__version__}, StableHLO {shlo}, reference interpreter"
 
 
-# How the interpreter says it has no implementation for an op, just before
-# aborting: `LLVM ERROR: Unsupported op: %0 = chlo.erf ...`, `LLVM ERROR:
-# Operation stablehlo.rng is unsupported at the moment. ...`.
-UNSUPPORTED = re.compile(r"LLVM ERROR: .*(Unsupported op|is unsupported)")
+# How the interpreter says it has no implementation for an op or a type,
+# just before aborting: `LLVM ERROR: Unsupported op: %0 = chlo.erf ...`,
+# `LLVM ERROR: Operation stablehlo.rng is unsupported at the moment. ...`,
+# `LLVM ERROR: dynamic result types are not supported at the moment`.
+UNSUPPORTED = re.compile(r"LLVM ERROR: .*(Unsupported op|is unsupported|are not supported)")
 
 
 def on_death(req, died):
