@@ -151,7 +151,10 @@ class Runtime:
             try:
                 context.invoke(fn, args, rets)
             except Exception as e:  # noqa: BLE001 - IREE's runtime status
-                raise Reject(f"IREE runtime: {str(e).strip().splitlines()[0] if str(e).strip() else e}")
+                msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                if "UNIMPLEMENTED" in msg:  # e.g. collectives on local-sync, even for one replica
+                    raise Unsupported(f"IREE runtime: {msg}")
+                raise Reject(f"IREE runtime: {msg}")
         del diag
         return [self.result(rets, i, shape) for i, shape in enumerate(case.results)]
 
