@@ -44,8 +44,9 @@ def version():
 # How the interpreter says it has no implementation for an op or a type,
 # just before aborting: `LLVM ERROR: Unsupported op: %0 = chlo.erf ...`,
 # `LLVM ERROR: Operation stablehlo.rng is unsupported at the moment. ...`,
-# `LLVM ERROR: dynamic result types are not supported at the moment`.
-UNSUPPORTED = re.compile(r"LLVM ERROR: .*(Unsupported op|is unsupported|are not supported)")
+# `LLVM ERROR: dynamic result types are not supported at the moment`,
+# `LLVM ERROR: all_reduce is only supported when run via interpreter.run_parallel`.
+UNSUPPORTED = re.compile(r"LLVM ERROR: .*(Unsupported op|is unsupported|are not supported|is only supported when run via)")
 
 
 def on_death(req, died):
