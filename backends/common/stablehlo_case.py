@@ -22,6 +22,7 @@ REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(REPO, "backends", "jax"))
 
 from xlajson import Reject, Unsupported, read_typed, shape_text, write_typed  # noqa: E402,F401
+from supervisor import RESTART_KEY  # noqa: E402
 
 # Ops whose meaning depends on a world outside the module (queues, peers):
 # neither IREE's entry points nor the interpreter's eval_module can feed them.
@@ -232,6 +233,12 @@ def prepare(req, backend):
     return Case(text, params, results, args)
 
 
+class WorkerState:
+    """Set by an adapter's `run` when this worker process should not serve
+    another case after the current reply (its heap may be corrupt)."""
+    exit_after_reply = False
+
+
 def worker_loop(run):
     """Answers each request line of stdin with `run(req)`'s reply.
     Unsupported -> `unsupported`, Reject -> `error`; any other exception is
@@ -258,5 +265,9 @@ def worker_loop(run):
             reply["error"] = f"adapter: {type(e).__name__}: {e}"
             if debug:
                 traceback.print_exc(file=sys.stderr)
+        if WorkerState.exit_after_reply:
+            reply[RESTART_KEY] = True  # the supervisor strips it and waits for our exit
         sys.stdout.write(json.dumps(reply) + "\n")
         sys.stdout.flush()
+        if WorkerState.exit_after_reply:
+            os._exit(0)

@@ -23,6 +23,10 @@ import sys
 import tempfile
 
 PROTOCOL = "xla-json-backend/1"
+# A worker adds this key to a reply when it will exit after it (its process
+# must not serve another case); the supervisor removes it and replaces the
+# worker before the next case.
+RESTART_KEY = "__restart_worker__"
 
 
 def describe_exit(code):
@@ -171,6 +175,10 @@ def serve(hello, worker, timeout_for=None, on_death=crash_reply, default_timeout
             sys.stderr.write(died.stderr)
         else:
             sys.stderr.write(worker.new_stderr())
+            if RESTART_KEY in reply:
+                reply = json.loads(reply)
+                reply.pop(RESTART_KEY, None)
+                worker.stop()
         sys.stderr.flush()
         print_line(reply)
     worker.stop()

@@ -24,6 +24,9 @@ FAKE_WORKER = textwrap.dedent('''
             os.kill(os.getpid(), 11)
         if req["name"] == "hang":
             time.sleep(60)
+        if req["name"] == "restart":
+            print(json.dumps({"id": req["id"], "value": os.getpid(), "__restart_worker__": True}), flush=True)
+            os._exit(0)
         print(json.dumps({"id": req["id"], "shape": "s32[]", "value": os.getpid()}), flush=True)
 ''')
 FAKE_RUN = textwrap.dedent('''
@@ -66,6 +69,13 @@ class Supervisor(unittest.TestCase):
         self.assertIn("SIGSEGV", segv["crash"])
         self.assertEqual(segv["id"], 3)
         self.assertIn("value", c)
+
+    def test_worker_asking_for_restart_is_replaced(self):
+        _, a, b, c = self.converse(["ok", "restart", "ok"])
+        self.assertEqual(a["value"], b["value"])  # the same worker answered
+        self.assertNotIn("__restart_worker__", b)
+        self.assertNotEqual(b["value"], c["value"])  # then a new one
+        self.assertEqual(c["id"], 2)
 
     def test_hung_worker_times_out(self):
         _, hang, after = self.converse(["hang", "ok"])
