@@ -26,12 +26,16 @@ REPLICA_TIMEOUT = float(os.environ.get("XLA_ADAPTER_REPLICA_TIMEOUT", "20"))
 
 
 def versions():
+    """`jax X, jaxlib Y, XLA CPU`, or exits with status 3 before the
+    handshake when jax is missing: xlaref then stops with this message
+    instead of reporting every case crashed."""
     try:
         import jax
         import jaxlib
-        return f"jax {jax.__version__}, jaxlib {jaxlib.__version__}, XLA CPU"
-    except Exception as e:  # reported in the handshake; every case will then crash
-        return f"jax not importable: {e}"
+    except Exception as e:  # noqa: BLE001 - any import failure means "not installed"
+        sys.stderr.write(f"jax backend: jax not importable ({e}); pip install jax\n")
+        sys.exit(3)
+    return f"jax {jax.__version__}, jaxlib {jaxlib.__version__}, XLA CPU"
 
 
 def timeout_for(req):
