@@ -104,3 +104,24 @@ fn control_characters_from_the_input_are_escaped_and_long_input_cut() {
     refused(&out, "more bytes)");
     assert!(out.stderr.len() < 4000, "{} bytes of error", out.stderr.len());
 }
+
+#[test]
+fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    let n = 100_000;
+    let tuple = format!("HloModule m\nENTRY e {{\n  ROOT p = {}f32[]{} parameter(0)\n}}\n", "(".repeat(n), ")".repeat(n));
+    let constant = format!("HloModule m\nENTRY e {{\n  ROOT c = f32[1] constant({}1{})\n}}\n", "{".repeat(n), "}".repeat(n));
+    for text in [&tuple, &constant] {
+        for cmd in ["verify", "eval", "import"] {
+            refused(&run(&[cmd, "-"], &[], text.as_bytes()), "nested deeper than 200");
+        }
+    }
+    // The same module as a case's module string.
+    let case = serde_json::json!({"format": "xla-json/1", "name": "deep", "module": constant, "args": [], "expected": {"shape": "f32[1]", "value": [1]}});
+    let dir = std::env::temp_dir().join(format!("xlaref-hostile-deep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(dir.join("deep.json"), case.to_string()).expect("write");
+    let out = run(&["check", &dir.display().to_string()], &[], b"");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("nested deeper than 200"), "{stdout}");
+}

@@ -95,6 +95,40 @@ fn is_table_row(trimmed: &str) -> bool {
     }
 }
 
+/// How deep brackets may nest on one line (tuple shapes, constants,
+/// attribute values). Every recursive reader of HLO text works within one
+/// line, so this bound keeps them all off the end of the stack.
+pub const MAX_NESTING: usize = 200;
+
+/// Refuses a line whose brackets nest deeper than [`MAX_NESTING`] (quoted
+/// strings do not count).
+fn check_nesting(line: &str, n: usize) -> Result<(), HloError> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for (i, c) in line.char_indices() {
+        if in_string {
+            match (escaped, c) {
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => escaped = false,
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '(' | '{' | '[' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    let column = line[..i].chars().count() + 1;
+                    return Err(HloError { line: n, column, message: format!("brackets nested deeper than {MAX_NESTING}") });
+                }
+            }
+            ')' | '}' | ']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 fn computations(text: &str) -> Result<Vec<Comp<'_>>, HloError> {
     let mut comps: Vec<Comp> = Vec::new();
     let mut open: Option<Comp> = None;
@@ -102,6 +136,7 @@ fn computations(text: &str) -> Result<Vec<Comp<'_>>, HloError> {
     let mut table: Option<&str> = None;
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
+        check_nesting(line, n)?;
         let trimmed = line.trim();
         let c = Cursor::new(line, n);
         if trimmed.is_empty() || trimmed.starts_with("//") {
