@@ -74,11 +74,35 @@ fn element_type(d: &str, declared: Option<ElementType>) -> Result<(ElementType, 
 }
 
 /// The value of `key` in the header dict, as text.
-fn header_field<'a>(header: &'a str, key: &str) -> Result<&'a str, String> {
-    let at = header.find(&format!("'{key}'")).ok_or_else(|| format!("the .npy header has no '{key}'"))?;
-    let rest = header[at + key.len() + 2..].trim_start().strip_prefix(':').ok_or("malformed .npy header")?.trim_start();
-    let end = if rest.starts_with('(') { rest.find(')').map(|i| i + 1) } else { rest.find([',', '}']) };
-    Ok(rest[..end.ok_or("malformed .npy header")?].trim())
+/// The header's dictionary, `{'descr': '<f4', 'fortran_order': False,
+/// 'shape': (2, 3), }`, as (key, value text) pairs: a real parse, so a key
+/// written inside another key's string is not taken for the key.
+fn header_fields(header: &str) -> Result<Vec<(&str, &str)>, String> {
+    let bad = || format!("malformed .npy header `{}`", header.trim().chars().take(120).collect::<String>());
+    let mut rest = header.trim().strip_prefix('{').ok_or_else(bad)?.trim_start();
+    let mut fields = Vec::new();
+    loop {
+        if let Some(end) = rest.strip_prefix('}') {
+            return if end.trim().is_empty() { Ok(fields) } else { Err(bad()) };
+        }
+        let quote = rest.chars().next().filter(|c| *c == '\'' || *c == '"').ok_or_else(bad)?;
+        let close = rest[1..].find(quote).ok_or_else(bad)? + 1;
+        let key = &rest[1..close];
+        rest = rest[close + 1..].trim_start().strip_prefix(':').ok_or_else(bad)?.trim_start();
+        let end = match rest.chars().next() {
+            Some(q @ ('\'' | '"')) => rest[1..].find(q).ok_or_else(bad)? + 2,
+            Some('(') => rest.find(')').ok_or_else(bad)? + 1,
+            Some(_) => rest.find([',', '}']).ok_or_else(bad)?,
+            None => return Err(bad()),
+        };
+        fields.push((key, rest[..end].trim()));
+        rest = rest[end..].trim_start();
+        rest = rest.strip_prefix(',').unwrap_or(rest).trim_start();
+    }
+}
+
+fn header_field<'a>(fields: &[(&str, &'a str)], key: &str) -> Result<&'a str, String> {
+    fields.iter().find(|(k, _)| *k == key).map(|(_, v)| *v).ok_or_else(|| format!("the .npy header has no '{key}'"))
 }
 
 /// Reads a `.npy` file's bytes as a literal; `declared` is the parameter's
@@ -99,14 +123,26 @@ pub fn read_npy(bytes: &[u8], declared: Option<&Shape>, max_elements: i64) -> Re
     let header = std::str::from_utf8(rest.get(..len).ok_or("truncated .npy header")?).map_err(|_| "the .npy header is not text")?;
     let data = &rest[len..];
     let declared_array = declared.and_then(Shape::as_array);
-    let (t, big) = element_type(header_field(header, "descr")?.trim_matches(['\'', '"']), declared_array.map(|s| s.element_type))?;
-    let fortran = header_field(header, "fortran_order")? == "True";
-    let dims: Vec<i64> = header_field(header, "shape")?
-        .trim_matches(['(', ')'])
+    let fields = header_fields(header)?;
+    let descr = header_field(&fields, "descr")?;
+    let descr = descr
+        .strip_prefix(['\'', '"'])
+        .and_then(|d| d.strip_suffix(['\'', '"']))
+        .ok_or_else(|| format!("the .npy 'descr' {descr} is not a string"))?;
+    let (t, big) = element_type(descr, declared_array.map(|s| s.element_type))?;
+    let fortran = match header_field(&fields, "fortran_order")? {
+        "True" => true,
+        "False" => false,
+        other => return Err(format!("the .npy 'fortran_order' is `{other}`, not True or False")),
+    };
+    let dims: Vec<i64> = header_field(&fields, "shape")?
+        .strip_prefix('(')
+        .and_then(|d| d.strip_suffix(')'))
+        .ok_or("the .npy 'shape' is not a tuple")?
         .split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(|s| s.parse::<i64>().map_err(|_| format!("bad .npy shape entry `{s}`")))
+        .map(|s| s.parse::<u32>().map(i64::from).map_err(|_| format!("bad .npy shape entry `{s}` (a dimension is a size in [0, 2^32))")))
         .collect::<Result<_, _>>()?;
     let count = dims
         .iter()
@@ -116,11 +152,14 @@ pub fn read_npy(bytes: &[u8], declared: Option<&Shape>, max_elements: i64) -> Re
     let width = t.byte_width();
     let need = count as usize * width;
     let raw = data.get(..need).ok_or_else(|| format!("the .npy file holds {} bytes of data, its shape needs {need}", data.len()))?;
-    let mut elements: Vec<&[u8]> = raw.chunks(width).collect();
-    if fortran {
-        elements = row_major(&elements, &dims);
-    }
-    let literal = ArrayLiteral::new(dims, decode(t, &elements, big));
+    // Straight from the bytes: no per-element slice list on the common path.
+    let data = if fortran {
+        let elements: Vec<&[u8]> = raw.chunks_exact(width).collect();
+        decode(t, row_major(&elements, &dims).into_iter(), big)
+    } else {
+        decode(t, raw.chunks_exact(width), big)
+    };
+    let literal = ArrayLiteral::new(dims, data);
     if let Some(shape) = declared_array {
         if shape.dims != literal.shape.dims || shape.element_type != t {
             return Err(format!("the .npy array is {}, the parameter is {}", literal.shape, shape));
@@ -152,7 +191,7 @@ fn row_major<'a>(elements: &[&'a [u8]], dims: &[i64]) -> Vec<&'a [u8]> {
     out
 }
 
-fn decode(t: ElementType, elements: &[&[u8]], big: bool) -> Data {
+fn decode<'a>(t: ElementType, elements: impl Iterator<Item = &'a [u8]>, big: bool) -> Data {
     use ElementType as E;
     fn le<const N: usize>(b: &[u8], big: bool) -> [u8; N] {
         let mut a = [0u8; N];
@@ -164,7 +203,7 @@ fn decode(t: ElementType, elements: &[&[u8]], big: bool) -> Data {
     }
     macro_rules! each {
         ($f:expr) => {
-            elements.iter().map(|b| $f(b)).collect()
+            elements.map(|b| $f(b)).collect()
         };
     }
     match t {
@@ -280,6 +319,34 @@ mod tests {
         }
         let got = read_npy(&bytes, None, 100).expect("reads");
         assert_eq!(got, Literal::Array(ArrayLiteral::from_vec(vec![3, 2], vec![0i32, 3, 1, 4, 2, 5])));
+    }
+
+    /// A version-1 file with this header and these data bytes.
+    fn with_header(header: &str, data: &[u8]) -> Vec<u8> {
+        let mut header = header.to_string();
+        header.push_str(&" ".repeat((64 - (10 + header.len() + 1) % 64) % 64));
+        header.push('\n');
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&[1, 0]);
+        bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
+        bytes.extend_from_slice(header.as_bytes());
+        bytes.extend_from_slice(data);
+        bytes
+    }
+
+    #[test]
+    fn headers_are_parsed_not_searched() {
+        let four = [0u8; 16];
+        let e =
+            read_npy(&with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (-4,), }", &four), None, 100).expect_err("negative");
+        assert!(e.contains("`-4`"), "{e}");
+        let e = read_npy(&with_header("{'descr': '<f4', 'fortran_order': 'yes', 'shape': (4,), }", &four), None, 100).expect_err("yes");
+        assert!(e.contains("not True or False"), "{e}");
+        // 'descr' inside another key's string is not the descr.
+        let tricky = with_header("{'x': \"'descr': '<i8'\", 'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", &four);
+        let Ok(Literal::Array(a)) = read_npy(&tricky, None, 100) else { panic!("reads") };
+        assert_eq!(a.element_type(), ElementType::F32);
+        assert!(read_npy(&with_header("{'descr': '<f4', 'shape': (4,), }", &four), None, 100).is_err(), "no fortran_order");
     }
 
     #[test]

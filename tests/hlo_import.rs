@@ -179,8 +179,27 @@ fn import_and_eval_with_npy_arguments_on_the_command_line() {
         .output()
         .expect("runs");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let printed: Value = serde_json::from_slice(&out.stdout).expect("a typed literal");
+    // The result went to a file: standard output gets a summary line.
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(summary.trim().ends_with("y.npy") && summary.contains(" -> "), "{summary}");
+    // `-o` writes the typed literal; `--timings` reports each phase.
+    let out = Command::new(env!("CARGO_BIN_EXE_xlaref"))
+        .arg("eval")
+        .arg(&hlo)
+        .arg("--arg-npy")
+        .arg(dir.join("x.npy"))
+        .arg("-o")
+        .arg(dir.join("y.json"))
+        .arg("--timings")
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let printed: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("y.json")).expect("y.json")).expect("a typed literal");
     assert_eq!(printed["value"]["tuple"][0], serde_json::json!([3.0, 1.5]));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let phases: Vec<&str> = stderr.lines().filter_map(|l| l.split_once(": ").map(|(p, _)| p)).collect();
+    assert_eq!(phases, ["parse", "verify", "args", "execute", "write", "peak"], "{stderr}");
+    assert!(stderr.lines().all(|l| l.ends_with(" ms") || l.ends_with(" MiB")), "{stderr}");
     let y0 = std::fs::read(dir.join("y.0.npy")).expect("y.0.npy");
     let back = xlaref::npy::read_npy(&y0, None, 100).expect("reads");
     assert_eq!(

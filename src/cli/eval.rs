@@ -1,6 +1,8 @@
 //! `xlaref eval MODULE [--args ARGS.json] [--arg SHAPE=VALUE]... [--arg-npy X.npy]... [--out-npy Y.npy]`;
 //! MODULE is xla-json/1, HLO text or StableHLO MLIR.
 
+use std::time::Instant;
+
 use clap::Args;
 use serde_json::Value;
 use xlaref_reference::eval::Env;
@@ -31,9 +33,18 @@ pub struct EvalArgs {
     #[arg(long = "arg-npy")]
     pub arg_npy: Vec<String>,
     /// Also write the result as a `.npy` file (a tuple result as
-    /// `PATH.0.npy`, `PATH.1.npy`, ... with PATH's `.npy` removed).
+    /// `PATH.0.npy`, `PATH.1.npy`, ... with PATH's `.npy` removed); standard
+    /// output then gets a one-line summary, not the array.
     #[arg(long = "out-npy")]
     pub out_npy: Option<String>,
+    /// Write the result (a typed literal) to this file instead of standard
+    /// output, which gets a one-line summary.
+    #[arg(long, short = 'o')]
+    pub output: Option<String>,
+    /// Print the time of each phase to stderr (`parse: X ms`, then verify,
+    /// args, execute, write) and the peak memory (`peak: N MiB`).
+    #[arg(long)]
+    pub timings: bool,
     /// Which engine evaluates: reference or fast.
     #[arg(long, default_value = "reference")]
     pub engine: String,
@@ -205,10 +216,68 @@ fn write_outfeed(a: &EvalArgs, values: &[Literal]) -> Result<(), String> {
     std::fs::write(file, format!("{}\n", Value::Array(list))).map_err(|e| format!("cannot write {file}: {e}"))
 }
 
+/// `--timings`: each phase's wall time as it ends, on stderr.
+struct Phases {
+    on: bool,
+    last: Instant,
+}
+
+impl Phases {
+    fn new(on: bool) -> Phases {
+        Phases { on, last: Instant::now() }
+    }
+
+    fn done(&mut self, phase: &str) {
+        if self.on {
+            eprintln!("{phase}: {:.1} ms", self.last.elapsed().as_secs_f64() * 1e3);
+        }
+        self.last = Instant::now();
+    }
+
+    /// The process's peak resident memory (Linux's VmHWM), when asked.
+    fn peak(&self) {
+        if !self.on {
+            return;
+        }
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        let kib =
+            status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
+        match kib {
+            Some(k) => eprintln!("peak: {} MiB", k.div_ceil(1024)),
+            None => eprintln!("peak: unknown"),
+        }
+    }
+}
+
+/// Writes the result where it was asked for: `--out-npy`, `-o`, else the
+/// typed literal on standard output (a summary line when it went to a file).
+fn write_result(a: &EvalArgs, result: &Literal) -> Result<(), String> {
+    use std::io::Write;
+    let mut files = Vec::new();
+    if let Some(path) = &a.out_npy {
+        write_out_npy(path, result)?;
+        files.push(path.as_str());
+    }
+    let text = || json::write_typed_literal(result, WriteOptions { exact_bits: a.exact_bits }).to_string();
+    if let Some(path) = &a.output {
+        let file = std::fs::File::create(path).map_err(|e| format!("cannot write {path}: {e}"))?;
+        let mut out = std::io::BufWriter::new(file);
+        writeln!(out, "{}", text()).and_then(|()| out.flush()).map_err(|e| format!("cannot write {path}: {e}"))?;
+        files.push(path.as_str());
+    }
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let line = if files.is_empty() { text() } else { format!("{} -> {}", result.shape(), files.join(", ")) };
+    // A closed pipe (`| head`) is not an error of the program.
+    let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+    Ok(())
+}
+
 pub fn run(a: EvalArgs) -> i32 {
     let Some(engine) = engine::by_name(&a.engine) else {
         return bad(format!("unknown engine `{}` (expected reference or fast)", a.engine));
     };
+    let mut phases = Phases::new(a.timings);
     let options = a.limits.run_options();
     let text = match read_text(&a.module) {
         Ok(t) => t,
@@ -218,10 +287,13 @@ pub fn run(a: EvalArgs) -> i32 {
         Ok(m) => m,
         Err(e) => return bad(format!("read error: {e}")),
     };
+    drop(text);
+    phases.done("parse");
     let verified = match verify::verify(module, &options.verify_options()) {
         Ok(v) => v,
         Err(e) => return bad(format!("verify error: {e}")),
     };
+    phases.done("verify");
     let args = match read_args(&a, &verified.entry_signature().params) {
         Ok(v) => v,
         Err(e) => return bad(e),
@@ -239,6 +311,7 @@ pub fn run(a: EvalArgs) -> i32 {
         Ok(v) => v,
         Err(e) => return bad(e),
     };
+    phases.done("args");
     let mut env = Env::new(options.limits.clone());
     env.seed = a.seed;
     env.infeed = infeed.into();
@@ -247,18 +320,17 @@ pub fn run(a: EvalArgs) -> i32 {
         Some(hub) => hub.end_check().map(|()| r),
         None => Ok(r),
     });
+    phases.done("execute");
     if let Err(e) = write_outfeed(&a, &env.outfeed) {
         return bad(e);
     }
     match result {
         Ok(result) => {
-            if let Some(path) = &a.out_npy {
-                if let Err(e) = write_out_npy(path, &result) {
-                    return bad(e);
-                }
+            if let Err(e) = write_result(&a, &result) {
+                return bad(e);
             }
-            let out = json::write_typed_literal(&result, WriteOptions { exact_bits: a.exact_bits });
-            println!("{out}");
+            phases.done("write");
+            phases.peak();
             0
         }
         Err(e) => {
