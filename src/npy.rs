@@ -306,17 +306,9 @@ mod tests {
     /// big-endian and Fortran order.
     #[test]
     fn fortran_order_and_big_endian_are_read_as_numpy_means_them() {
-        let mut header = "{'descr': '>i4', 'fortran_order': True, 'shape': (3, 2), }".to_string();
-        header.push_str(&" ".repeat((64 - (10 + header.len() + 1) % 64) % 64));
-        header.push('\n');
-        let mut bytes = MAGIC.to_vec();
-        bytes.extend_from_slice(&[1, 0]);
-        bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
-        bytes.extend_from_slice(header.as_bytes());
         // Column-major storage of [[0, 3], [1, 4], [2, 5]] is 0 1 2 3 4 5.
-        for x in 0i32..6 {
-            bytes.extend_from_slice(&x.to_be_bytes());
-        }
+        let data: Vec<u8> = (0i32..6).flat_map(i32::to_be_bytes).collect();
+        let bytes = with_header("{'descr': '>i4', 'fortran_order': True, 'shape': (3, 2), }", &data);
         let got = read_npy(&bytes, None, 100).expect("reads");
         assert_eq!(got, Literal::Array(ArrayLiteral::from_vec(vec![3, 2], vec![0i32, 3, 1, 4, 2, 5])));
     }

@@ -52,32 +52,11 @@ VIA_STABLEHLO = os.environ.get("XLAREF_VIA_STABLEHLO")
 # running the conformance check (it sets `XLAREF` for its backends). Modules
 # with CHLO extension ops need it, since HLO has no instruction for them.
 XLAREF = VIA_STABLEHLO or os.environ.get("XLAREF")
+if XLAREF:
+    os.environ["XLAREF"] = XLAREF  # the binary backends/common's export runs
 
-
-def exported_stablehlo(module):
-    """The module as `xlaref export --to stablehlo` writes it."""
-    import re
-    import subprocess
-    import tempfile
-
-    # The request was read with Decimal floats: write them back as the same
-    # decimal text, unquoted.
-    text = json.dumps(module, default=lambda d: f"__decimal:{d}__")
-    text = re.sub(r'"__decimal:([^"_]*)__"', r"\1", text)
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        f.write(text)
-        path = f.name
-    try:
-        out = subprocess.run([XLAREF, "export", "--to", "stablehlo", path], capture_output=True, text=True, timeout=60)
-    finally:
-        os.unlink(path)
-    if out.returncode != 0:
-        msg = out.stderr.strip()
-        # A module xlaref rejects is rejected; one it cannot write is not run.
-        if "cannot write StableHLO" in msg:
-            raise Unsupported(f"xlaref export: {msg}")
-        raise Reject(f"xlaref export: {msg}")
-    return out.stdout
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from stablehlo_case import export_stablehlo  # noqa: E402
 
 
 def compile_stablehlo(text, replicas=1):
@@ -208,7 +187,7 @@ def run(req):
         parts = result[1] if result[0] == "tuple" else [result]
         if m.dynamic_sizes or any(p[0] != "array" for p in parts):
             raise Unsupported("via StableHLO: the result must be an array or a tuple of arrays, with static shapes")
-        text = exported_stablehlo(module)
+        text = export_stablehlo(module)
         compile_text_or_mlir = compile_stablehlo
     else:
         compile_text_or_mlir = compile_text

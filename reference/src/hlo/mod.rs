@@ -12,7 +12,7 @@
 
 mod cursor;
 mod literal;
-mod ops;
+pub(crate) mod ops;
 mod ops_custom;
 mod parse;
 

@@ -14,7 +14,7 @@ use crate::types::ElementType;
 
 type R<T> = Result<T, HloError>;
 
-const UNARY: [(&str, &str); 27] = [
+pub(crate) const UNARY: [(&str, &str); 27] = [
     ("abs", "Abs"),
     ("ceil", "Ceil"),
     ("floor", "Floor"),
@@ -44,7 +44,7 @@ const UNARY: [(&str, &str); 27] = [
     ("conj", "Conj"),
 ];
 
-const BINARY: [(&str, &str); 16] = [
+pub(crate) const BINARY: [(&str, &str); 16] = [
     ("add", "Add"),
     ("subtract", "Sub"),
     ("multiply", "Mul"),

@@ -3,6 +3,7 @@
 //! where xla-json/1 wants the document's names, and near misses in case or
 //! spelling.
 
+use crate::hlo;
 use crate::ir::{BinaryOp, UnaryOp};
 
 /// The ops of xla-json/1 that are not unary or binary arithmetic
@@ -77,22 +78,9 @@ const OTHER_OPS: [&str; 67] = [
     "Sort",
 ];
 
-/// HLO opcodes whose xla-json name is not the opcode capitalized.
-const HLO_OPCODES: [(&str, &str); 28] = [
-    ("add", "Add"),
-    ("subtract", "Sub"),
-    ("multiply", "Mul"),
-    ("divide", "Div"),
-    ("remainder", "Rem"),
-    ("maximum", "Max"),
-    ("minimum", "Min"),
-    ("power", "Pow"),
-    ("negate", "Neg"),
-    ("exponential", "Exp"),
-    ("exponential-minus-one", "Expm1"),
-    ("log-plus-one", "Log1p"),
-    ("sine", "Sin"),
-    ("cosine", "Cos"),
+/// HLO opcodes the HLO reader maps one to one (`hlo::ops`), and these
+/// whose xla-json op takes other attributes.
+const OTHER_HLO_OPCODES: [(&str, &str); 12] = [
     ("broadcast", "BroadcastInDim"),
     ("convolution", "ConvGeneralDilated"),
     ("concatenate", "ConcatInDim"),
@@ -105,9 +93,11 @@ const HLO_OPCODES: [(&str, &str); 28] = [
     ("select-and-scatter", "SelectAndScatter"),
     ("reduce-window", "ReduceWindow"),
     ("all-reduce", "AllReduce"),
-    ("fft", "Fft"),
-    ("compare", "Compare"),
 ];
+
+fn hlo_opcodes() -> impl Iterator<Item = &'static (&'static str, &'static str)> {
+    hlo::ops::UNARY.iter().chain(hlo::ops::BINARY.iter()).chain(OTHER_HLO_OPCODES.iter())
+}
 
 /// Every op name the reader accepts.
 fn op_names() -> impl Iterator<Item = &'static str> {
@@ -117,7 +107,7 @@ fn op_names() -> impl Iterator<Item = &'static str> {
 /// `; did you mean `X`?` for an unknown op, or nothing when no name is near.
 pub fn op_hint(name: &str) -> String {
     let lower = name.to_ascii_lowercase();
-    if let Some((_, ours)) = HLO_OPCODES.iter().find(|(hlo, _)| *hlo == lower) {
+    if let Some((_, ours)) = hlo_opcodes().find(|(hlo, _)| *hlo == lower) {
         return format!("; did you mean `{ours}` (xla-json names ops as the document does, not as HLO opcodes)?");
     }
     hint(name, op_names())
