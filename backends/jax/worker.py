@@ -1,11 +1,8 @@
 """The executing half of the JAX backend: reads one request a line on stdin,
 answers one reply a line on stdout (docs/backends.md). It may die on inputs
 that abort XLA; run.py supervises it."""
-import json
-from decimal import Decimal
 import os
 import sys
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -56,7 +53,7 @@ if XLAREF:
     os.environ["XLAREF"] = XLAREF  # the binary backends/common's export runs
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-from stablehlo_case import export_stablehlo  # noqa: E402
+from stablehlo_case import export_stablehlo, worker_loop  # noqa: E402
 
 
 def compile_stablehlo(text, replicas=1):
@@ -220,27 +217,9 @@ def run(req):
 
 
 def main():
-    debug = os.environ.get("XLA_ADAPTER_DEBUG")
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        reply = {}
-        try:
-            req = json.loads(line, parse_float=Decimal)
-            if "id" in req:
-                reply["id"] = req["id"]
-            reply.update(run(req))
-        except Unsupported as e:
-            reply["unsupported"] = str(e)
-        except Reject as e:
-            reply["error"] = str(e)
-        except Exception as e:  # anything else: a rejection we cannot classify better
-            reply["error"] = f"xla-adapter: {type(e).__name__}: {e}"
-            if debug:
-                traceback.print_exc(file=sys.stderr)
-        sys.stdout.write(json.dumps(reply) + "\n")
-        sys.stdout.flush()
-
+    # The loop the StableHLO adapters share: unsupported, error, adapter
+    # failures as errors (XLA_ADAPTER_DEBUG=1 prints their tracebacks).
+    worker_loop(run)
 
 if __name__ == "__main__":
     main()
