@@ -74,6 +74,16 @@ fn the_module_may_come_from_standard_input() {
     let out = run(&["eval", "-", "--arg", "f32[2]=[1,-2]"], &[], module);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), r#"{"shape":"f32[2]","value":[-1.0,2.0]}"#);
+    // A bounded shape on the command line: the `=` of `<=` is not the SHAPE=VALUE one.
+    let bounded = br#"{"format": "xla-json/1", "computations": {"main": {"params": [{"name": "x", "shape": "f32[<=5]"}],
+        "instructions": [{"name": "n", "op": "Neg", "operands": ["x"]}]}}}"#;
+    let out = run(&["eval", "-", "--arg", "f32[<=5]=[1,2]"], &[], bounded);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        r#"{"shape":"f32[<=5]","value":[-1.0,-2.0]}"#,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]

@@ -96,7 +96,10 @@ fn read_args(a: &EvalArgs, params: &[Shape]) -> Result<Vec<Literal>, String> {
         }
     }
     for spec in &a.arg {
-        let (shape_text, value_text) = spec.split_once('=').ok_or_else(|| format!("--arg `{spec}`: expected SHAPE=VALUE"))?;
+        // The `=` of SHAPE=VALUE, not the one of a bounded dimension (`<=5`).
+        let at = spec.char_indices().find(|&(i, c)| c == '=' && !spec[..i].ends_with('<')).map(|(i, _)| i);
+        let (shape_text, value_text) =
+            at.map(|i| (&spec[..i], &spec[i + 1..])).ok_or_else(|| format!("--arg `{spec}`: expected SHAPE=VALUE"))?;
         let shape = Shape::parse(shape_text.trim()).map_err(|e| format!("--arg `{spec}`: {e}"))?;
         let value = json::parse_json(value_text).map_err(|e| format!("--arg `{spec}`: {e}"))?;
         out.push(json::read_literal(&value, &shape, &Path::new("--arg"), max).map_err(|e| format!("--arg `{spec}`: {e}"))?);

@@ -200,8 +200,10 @@ fn verify_computation(c: &Computation, ctx: &Ctx) -> Result<(Vec<Shape>, Signatu
         // written as a billion empty lists.
         let total = shape.written_size();
         if total > ctx.options.max_elements {
+            // The count saturates: `f32[2^32,2^32]` has 2^64 elements, not i64::MAX.
+            let count = if total == i64::MAX { "more than 2^63 - 1".to_string() } else { total.to_string() };
             return Err(error(format!(
-                "shape {shape} has {total} elements (zero-sized dimensions counted as 1), more than the limit of {} (raise it with --max-elements)",
+                "shape {shape} has {count} elements (zero-sized dimensions counted as 1), more than the limit of {} (raise it with --max-elements)",
                 ctx.options.max_elements
             )));
         }
