@@ -135,3 +135,21 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("nested deeper than 200"), "{stdout}");
 }
+
+#[test]
+fn devices_and_link_loops_are_read_once() {
+    let out = run(&["check", "/dev/zero"], &[("XLAREF_MAX_INPUT_BYTES", "4096")], b"");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("over the input limit"), "{stdout}");
+    // A directory holding a link to itself: its cases count once.
+    let dir = std::env::temp_dir().join(format!("xlaref-hostile-loop-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("sub")).expect("dir");
+    let case = br#"{"format": "xla-json/1", "name": "neg", "module": {"format": "xla-json/1", "computations": {"main": {
+        "params": [{"name": "x", "shape": "f32[]"}], "instructions": [{"name": "n", "op": "Neg", "operands": ["x"]}]}}},
+        "args": [{"shape": "f32[]", "value": 1}], "expected": {"shape": "f32[]", "value": -1}}"#;
+    std::fs::write(dir.join("sub/neg.json"), case).expect("write");
+    let _ = std::os::unix::fs::symlink(&dir, dir.join("sub/back"));
+    let out = run(&["check", &dir.display().to_string()], &[], b"");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "1 passed, 0 failed, 0 skipped");
+}

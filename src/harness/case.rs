@@ -379,12 +379,20 @@ pub fn case_files(path: &FsPath) -> std::io::Result<Vec<std::path::PathBuf>> {
 /// itself if it is a file, whatever its name), sorted.
 pub fn files_with_extensions(path: &FsPath, extensions: &[&str]) -> std::io::Result<Vec<std::path::PathBuf>> {
     let mut out = Vec::new();
-    if path.is_file() {
+    // Anything that is not a directory (a file, a device, a FIFO) is read as
+    // the one file given; reading is bounded (cli::read_bytes).
+    if !std::fs::metadata(path)?.is_dir() {
         out.push(path.to_path_buf());
         return Ok(out);
     }
     let mut stack = vec![path.to_path_buf()];
+    // Each directory once, however many symbolic links lead to it (a link
+    // loop would list the same cases again and again).
+    let mut seen = std::collections::HashSet::new();
     while let Some(dir) = stack.pop() {
+        if !seen.insert(std::fs::canonicalize(&dir)?) {
+            continue;
+        }
         for entry in std::fs::read_dir(&dir)? {
             let p = entry?.path();
             if p.is_dir() {
