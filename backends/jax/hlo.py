@@ -62,6 +62,8 @@ class Module:
     def fresh(self, base):
         self.counter += 1
         safe = "".join(c if c.isalnum() else "_" for c in base)[:40] or "v"
+        if not (safe[0].isalpha() or safe[0] == "_"):
+            safe = "v" + safe  # HLO names start with a letter (MLIR's `%2` comes in as `2`)
         return f"{safe}.{self.counter}"
 
     def computation(self, name):

@@ -249,6 +249,8 @@ def to_numpy(shape, value):
     n = num_elements(dims)
     if n > MAX_ELEMENTS:
         raise Unsupported("value too large for the adapter")
+    if isinstance(value, dict) and set(value) == {"bytes"}:
+        return _from_bytes(etype, dims, n, value["bytes"], shape)
     flat = []
 
     def walk(v, depth):
@@ -268,6 +270,23 @@ def to_numpy(shape, value):
         out = np.array(flat, dtype=dt) if flat else np.zeros((0,), dtype=dt)
     else:
         out = np.array(flat, dtype=dt) if flat else np.zeros((0,), dtype=dt)
+    return out.reshape(dims)
+
+
+def _from_bytes(etype, dims, n, digits, shape):
+    """`{"bytes": "hex"}` (docs/format.md section 2): every element's
+    little-endian bytes, row-major; pred one byte, complex real then
+    imaginary part."""
+    try:
+        raw = bytes.fromhex(digits) if isinstance(digits, str) else None
+    except ValueError:
+        raw = None
+    dt = np.dtype(DTYPES[etype]).newbyteorder("<")
+    if raw is None or len(raw) != n * dt.itemsize:
+        raise Reject(f"`bytes` literal does not hold {n} elements of {shape_text(shape)}")
+    out = np.frombuffer(raw, dtype=dt).astype(DTYPES[etype])
+    if etype == "pred":
+        out = out != 0
     return out.reshape(dims)
 
 
