@@ -153,3 +153,18 @@ fn devices_and_link_loops_are_read_once() {
     let out = run(&["check", &dir.display().to_string()], &[], b"");
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "1 passed, 0 failed, 0 skipped");
 }
+
+#[test]
+fn the_time_limit_message_states_the_limit() {
+    let endless = br#"{"format": "xla-json/1", "computations": {
+        "c": {"params": [{"name": "x", "shape": "s32[]"}], "instructions": [{"name": "t", "op": "Constant", "shape": "pred[]", "literal": true}]},
+        "b": {"params": [{"name": "x", "shape": "s32[]"}], "instructions": [{"name": "y", "op": "Add", "operands": ["x", "x"]}]},
+        "main": {"params": [{"name": "x", "shape": "s32[]"}], "instructions": [{"name": "w", "op": "While", "operands": ["x"], "condition": "c", "body": "b"}]}}}"#;
+    let out = run(&["eval", "-", "--arg", "s32[]=1", "--timeout", "0.5", "--max-while-trips", "100000000000"], &[], endless);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("time limit of 0.5 s (--timeout)"), "{stderr}");
+    // A missing op is said to be missing.
+    let no_op = br#"{"format": "xla-json/1", "computations": {"main": {"params": [], "instructions": [{"name": "n"}]}}}"#;
+    refused(&run(&["verify", "-"], &[], no_op), "`op` is missing");
+}

@@ -34,8 +34,18 @@ def run_hlo(text, args):
     return [np.asarray(o[0]) for o in out]
 
 
+def parse_value(text):
+    """A nested list of numbers as JSON, with `nan`, `inf`, `-inf`, `true`
+    and `false` allowed (literal_eval cannot read NaN or infinities)."""
+    import json
+    import re
+    text = re.sub(r"\bnan\b", "NaN", text, flags=re.IGNORECASE)
+    text = re.sub(r"\binf(inity)?\b", "Infinity", text, flags=re.IGNORECASE)
+    text = text.replace("True", "true").replace("False", "false")
+    return json.loads(text)
+
+
 if __name__ == "__main__":
-    import ast
     text = open(sys.argv[1]).read()
     args = []
     for spec in sys.argv[2:]:
@@ -46,6 +56,6 @@ if __name__ == "__main__":
                  "f16": "float16", "bf16": "bfloat16", "c64": "complex64", "c128": "complex128"}
         import ml_dtypes
         dt = getattr(ml_dtypes, names[dtype]) if names[dtype] == "bfloat16" else np.dtype(names[dtype])
-        args.append(np.array(ast.literal_eval(value.replace("nan", "float('nan')").replace("inf", "float('inf')")), dtype=dt))
+        args.append(np.array(parse_value(value), dtype=dt))
     for r in run_hlo(text, args):
         print(r.dtype, r.shape, r.tolist())

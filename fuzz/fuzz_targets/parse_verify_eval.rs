@@ -20,6 +20,7 @@ fuzz_target!(|data: &[u8]| {
             max_while_trips: 1000,
             max_call_depth: 64,
             deadline: Some(Instant::now() + Duration::from_secs(2)),
+            ..Limits::default()
         },
     };
     for (_, case) in read_cases(&doc, "fuzz", &options) {

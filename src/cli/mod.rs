@@ -70,9 +70,16 @@ pub struct LimitArgs {
 
 impl LimitArgs {
     pub fn run_options(&self) -> RunOptions {
-        let deadline = self.timeout.map(|s| Instant::now() + Duration::from_secs_f64(s.clamp(0.0, 1e9)));
+        let time_limit = self.timeout.map(|s| Duration::from_secs_f64(s.clamp(0.0, 1e9)));
+        let deadline = time_limit.map(|t| Instant::now() + t);
         RunOptions {
-            limits: Limits { max_elements: self.max_elements, max_while_trips: self.max_while_trips, deadline, ..Limits::default() },
+            limits: Limits {
+                max_elements: self.max_elements,
+                max_while_trips: self.max_while_trips,
+                deadline,
+                time_limit,
+                ..Limits::default()
+            },
         }
     }
 }

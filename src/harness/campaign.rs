@@ -28,7 +28,14 @@ use crate::gen::Program;
 /// The limits every campaign run gets: small, so no program can hang or
 /// exhaust memory.
 pub fn campaign_limits() -> Limits {
-    Limits { max_elements: 1 << 20, max_while_trips: 10_000, max_call_depth: 64, deadline: Some(Instant::now() + Duration::from_secs(20)) }
+    let time_limit = Duration::from_secs(20);
+    Limits {
+        max_elements: 1 << 20,
+        max_while_trips: 10_000,
+        max_call_depth: 64,
+        deadline: Some(Instant::now() + time_limit),
+        time_limit: Some(time_limit),
+    }
 }
 
 /// What one generated program gave.

@@ -44,11 +44,14 @@ pub struct Limits {
     pub max_call_depth: usize,
     /// Wall-clock deadline for the whole run.
     pub deadline: Option<Instant>,
+    /// The time the deadline was set from (`--timeout`), for the message
+    /// that says the limit was passed.
+    pub time_limit: Option<std::time::Duration>,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_elements: 1 << 28, max_while_trips: 10_000_000, max_call_depth: 512, deadline: None }
+        Limits { max_elements: 1 << 28, max_while_trips: 10_000_000, max_call_depth: 512, deadline: None, time_limit: None }
     }
 }
 
@@ -84,7 +87,10 @@ impl Env {
 
     pub fn check_deadline(&self) -> Result<(), RunError> {
         match self.limits.deadline {
-            Some(d) if Instant::now() > d => Err(RunError::Limit("the run exceeded its time limit".into())),
+            Some(d) if Instant::now() > d => Err(RunError::Limit(match self.limits.time_limit {
+                Some(t) => format!("the run exceeded its time limit of {} s (--timeout)", t.as_secs_f64()),
+                None => "the run exceeded its time limit".into(),
+            })),
             _ => Ok(()),
         }
     }

@@ -40,7 +40,10 @@ fn check_keys(obj: &Map<String, Value>, path: &Path, allowed: &[&str]) -> R<()> 
 }
 
 fn string<'a>(obj: &'a Map<String, Value>, key: &str, path: &Path) -> R<&'a str> {
-    obj.get(key).and_then(Value::as_str).ok_or_else(|| path.key(key).error(format!("`{key}` must be a string")))
+    match obj.get(key) {
+        None => Err(path.key(key).error(format!("`{key}` is missing"))),
+        Some(v) => v.as_str().ok_or_else(|| path.key(key).error(format!("`{key}` must be a string, found {v}"))),
+    }
 }
 
 /// Reads a module object.
