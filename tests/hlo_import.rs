@@ -215,3 +215,18 @@ fn import_and_eval_with_npy_arguments_on_the_command_line() {
     assert_eq!(out.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// XLA prints replica groups in the iota form `[groups,size]<=[dims]T(perm)`.
+#[test]
+fn iota_replica_groups_are_read() {
+    let module = |groups: &str| {
+        format!(
+            "HloModule m\n\nadd {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, b)\n}}\n\nENTRY e {{\n  p = f32[2] parameter(0)\n  ROOT r = f32[2] all-reduce(p), replica_groups={groups}, to_apply=add\n}}\n"
+        )
+    };
+    for (groups, want) in [("[2,2]<=[4]", "[[0,1],[2,3]]"), ("[2,2]<=[2,2]T(1,0)", "[[0,2],[1,3]]"), ("{{0,3},{1,2}}", "[[0,3],[1,2]]")] {
+        let json = hlo_to_json(&module(groups)).expect("reads");
+        let text = json.to_string();
+        assert!(text.contains(&format!("\"replica_groups\":{want}")), "{groups}: {text}");
+    }
+}

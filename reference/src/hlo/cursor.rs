@@ -143,7 +143,22 @@ impl<'a> Cursor<'a> {
     /// comes whole as a group).
     pub fn attribute_value(&mut self) -> Result<&'a str, HloError> {
         match self.peek() {
-            Some('{' | '(' | '[') => self.balanced(),
+            Some('[') => {
+                // The iota form of replica groups, `[2,2]<=[4]` or
+                // `[2,2]<=[2,2]T(1,0)`, is one value.
+                let start = self.pos;
+                self.balanced()?;
+                if self.rest().starts_with("<=") {
+                    self.pos += 2;
+                    self.balanced()?;
+                    if self.rest().starts_with("T(") {
+                        self.pos += 1;
+                        self.balanced()?;
+                    }
+                }
+                Ok(&self.text[start..self.pos])
+            }
+            Some('{' | '(') => self.balanced(),
             Some('"') => {
                 let start = self.pos;
                 let rest = &self.rest()[1..];
