@@ -264,7 +264,18 @@ fn map_computation(comp: &Comp, done: &HashMap<String, Mapped>) -> Result<Mapped
     params.sort_by_key(|p| p.0);
     for (i, p) in params.iter().enumerate() {
         if p.0 != i {
-            return Err(comp.at.error(format!("computation `{}` has no parameter({i})", comp.name)));
+            // Name what is wrong: a gap, a repeat, or a number past the count.
+            let what = match i.checked_sub(1).and_then(|j| params.get(j)) {
+                Some(prev) if prev.0 == p.0 => format!("two parameters numbered {}", p.0),
+                _ if p.0 >= params.len() => format!(
+                    "parameter `{}` is numbered {} but the computation has {} parameters (numbers run from 0 without gaps); no parameter({i})",
+                    p.1,
+                    p.0,
+                    params.len()
+                ),
+                _ => format!("no parameter({i})"),
+            };
+            return Err(comp.at.error(format!("computation `{}`: {what}", comp.name)));
         }
     }
     let root = root.or_else(|| comp.instrs.last().map(|i| i.name.clone())).ok_or_else(|| comp.at.error("an empty computation"))?;
