@@ -109,8 +109,9 @@ struct State {
     sends: Vec<HashMap<i64, u64>>,
     recvs: Vec<HashMap<i64, u64>>,
     requests: Vec<Vec<Request>>,
-    /// Set once a mismatch or deadlock is found: every waiter fails with it.
-    failure: Option<String>,
+    /// Set once a mismatch, a deadlock or the time limit is met: every
+    /// waiter fails with it (a time limit stays a limit, not a mismatch).
+    failure: Option<RunError>,
 }
 
 /// Where the replicas of one run synchronise.
@@ -224,7 +225,7 @@ impl Hub {
                 return Ok(s);
             }
             if s.failure.is_none() {
-                s.failure = stuck(&s, replica);
+                s.failure = stuck(&s, replica).map(RunError::Collective);
                 if s.failure.is_some() {
                     self.changed.notify_all();
                 }
@@ -232,7 +233,7 @@ impl Hub {
             if let Some(f) = &s.failure {
                 let f = f.clone();
                 s.status[replica as usize] = Status::Failed;
-                return Err(RunError::Collective(f));
+                return Err(f);
             }
             let now = Instant::now();
             if now >= give_up {
@@ -241,14 +242,17 @@ impl Hub {
                     _ => "a collective".into(),
                 };
                 let f = if deadline.is_some_and(|d| now >= d) {
-                    format!("replica {replica} was still waiting at {what} when the run's time limit passed")
+                    RunError::Limit(format!("replica {replica} was still waiting at {what} when the run's time limit passed"))
                 } else {
-                    format!("deadlock: replica {replica} waited at {what} for {:?} without its group arriving", self.timeout)
+                    RunError::Collective(format!(
+                        "deadlock: replica {replica} waited at {what} for {:?} without its group arriving",
+                        self.timeout
+                    ))
                 };
                 s.failure = Some(f.clone());
                 s.status[replica as usize] = Status::Failed;
                 self.changed.notify_all();
-                return Err(RunError::Collective(f));
+                return Err(f);
             }
             // Wake up now and then even without notification, so a deadline
             // passes on time.
