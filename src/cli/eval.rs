@@ -261,18 +261,23 @@ fn write_result(a: &EvalArgs, result: &Literal) -> Result<(), String> {
         write_out_npy(path, result)?;
         files.push(path.as_str());
     }
-    let text = || json::write_typed_literal(result, WriteOptions { exact_bits: a.exact_bits }).to_string();
+    // Streamed: the text of a large result is never held in memory whole.
+    let options = WriteOptions { exact_bits: a.exact_bits };
+    let write = |out: &mut dyn Write| -> std::io::Result<()> {
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
+        json::write_typed_literal_to(result, options, &mut out)?;
+        out.write_all(b"\n")?;
+        out.flush()
+    };
     if let Some(path) = &a.output {
-        let file = std::fs::File::create(path).map_err(|e| format!("cannot write {path}: {e}"))?;
-        let mut out = std::io::BufWriter::new(file);
-        writeln!(out, "{}", text()).and_then(|()| out.flush()).map_err(|e| format!("cannot write {path}: {e}"))?;
+        let mut file = std::fs::File::create(path).map_err(|e| format!("cannot write {path}: {e}"))?;
+        write(&mut file).map_err(|e| format!("cannot write {path}: {e}"))?;
         files.push(path.as_str());
     }
     let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    let line = if files.is_empty() { text() } else { format!("{} -> {}", result.shape(), files.join(", ")) };
+    let mut out = stdout.lock();
     // A closed pipe (`| head`) is not an error of the program.
-    let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+    let _ = if files.is_empty() { write(&mut out) } else { writeln!(out, "{} -> {}", result.shape(), files.join(", ")) };
     Ok(())
 }
 

@@ -8,7 +8,7 @@ use serde_json::{Map, Number, Value};
 use super::path::Path;
 use crate::error::ReadError;
 use crate::literal::{ArrayLiteral, Data, Literal, Stored};
-use crate::numerics::decimal::{pretty, round_decimal, shortest};
+use crate::numerics::decimal::{round_decimal, shortest};
 use crate::numerics::f8::{F8E4M3FN, F8E5M2};
 use crate::numerics::float::Float;
 use crate::numerics::small_float::{self, Format};
@@ -384,25 +384,17 @@ pub trait WriteShortest {
     fn shortest_text(self) -> String;
 }
 
+/// f64 and f32: the digits `ryu` chooses, laid out as the streaming
+/// writer lays them out ([`super::stream`]), so both writers agree.
 impl WriteShortest for f64 {
     fn shortest_text(self) -> String {
-        pretty(self)
+        super::stream::shortest_text(self)
     }
 }
 
 impl WriteShortest for f32 {
     fn shortest_text(self) -> String {
-        let a = self.abs();
-        if (1e-5..1e16).contains(&a) || a == 0.0 {
-            let s = format!("{self}");
-            if s.contains('.') {
-                s
-            } else {
-                format!("{s}.0")
-            }
-        } else {
-            format!("{self:e}")
-        }
+        super::stream::shortest_text(self)
     }
 }
 

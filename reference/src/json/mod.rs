@@ -6,6 +6,7 @@ mod module;
 pub mod ops;
 mod parse;
 pub mod path;
+pub mod stream;
 mod suggest;
 mod write;
 
@@ -13,6 +14,7 @@ pub use literal::{read_literal, read_typed_literal, write_literal, write_typed_l
 pub use module::{read_module, ReadOptions};
 pub use parse::parse_json;
 pub use path::Path;
+pub use stream::{write_literal_to, write_typed_literal_to};
 pub use write::write_module;
 
 use crate::error::ReadError;
