@@ -168,3 +168,34 @@ fn the_time_limit_message_states_the_limit() {
     let no_op = br#"{"format": "xla-json/1", "computations": {"main": {"params": [], "instructions": [{"name": "n"}]}}}"#;
     refused(&run(&["verify", "-"], &[], no_op), "`op` is missing");
 }
+
+/// One op that runs for minutes unless the deadline is checked inside its
+/// kernel: each must stop within a few seconds of `--timeout 1` on both
+/// engines (or, on the fast engine, finish inside the limit).
+#[test]
+fn long_kernels_stop_at_the_time_limit() {
+    let dot = "HloModule m\nENTRY e {\n  a = f32[4096,4096] iota(), iota_dimension=0\n  \
+               ROOT d = f32[4096,4096] dot(a, a), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
+    let fft = "HloModule m\nENTRY e {\n  a = f32[65536] iota(), iota_dimension=0\n  c = c64[65536] convert(a)\n  \
+               ROOT d = c64[65536] fft(c), fft_type=FFT, fft_length={65536}\n}\n";
+    let sort = "HloModule m\ncmp {\n  p0 = f32[] parameter(0)\n  p1 = f32[] parameter(1)\n  n0 = f32[] negate(p0)\n  \
+                n1 = f32[] negate(p1)\n  ROOT lt = pred[] compare(n0, n1), direction=LT\n}\nENTRY e {\n  \
+                a = f32[4194304] iota(), iota_dimension=0\n  ROOT s = f32[4194304] sort(a), dimensions={0}, to_apply=cmp\n}\n";
+    let conv =
+        "HloModule m\nENTRY e {\n  a = f32[8,256,256,64] iota(), iota_dimension=3\n  w = f32[5,5,64,64] iota(), iota_dimension=2\n  \
+                ROOT c = f32[8,256,256,64] convolution(a, w), window={size=5x5 pad=2_2x2_2}, dim_labels=b01f_01io->b01f\n}\n";
+    let solve = "HloModule m\nENTRY e {\n  a = f32[4096,4096] iota(), iota_dimension=0\n  one = f32[] constant(1)\n  o = f32[4096,4096] broadcast(one), dimensions={}\n  \
+                 d = f32[4096,4096] add(a, o)\n  ROOT x = f32[4096,4096] triangular-solve(d, d), left_side=true, lower=true, \
+                 transpose_a=NO_TRANSPOSE\n}\n";
+    for (name, module) in [("dot", dot), ("fft", fft), ("sort", sort), ("conv", conv), ("solve", solve)] {
+        for engine in ["reference", "fast"] {
+            let start = Instant::now();
+            let out = run(&["eval", "-", "--engine", engine, "--timeout", "1", "-o", "/dev/null"], &[], module.as_bytes());
+            let took = start.elapsed();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let stopped = out.status.code() == Some(1) && stderr.contains("time limit of 1 s");
+            assert!(stopped || (engine == "fast" && out.status.success()), "{name} on {engine}: {:?} {stderr}", out.status);
+            assert!(took < Duration::from_secs(8), "{name} on {engine} took {took:?} with --timeout 1");
+        }
+    }
+}

@@ -80,7 +80,11 @@ impl<'a> Executor<'a> {
                     .map(|&o| values[o].as_deref().ok_or_else(|| bad("value freed too early")))
                     .collect::<R<Vec<_>>>()?;
                 self.env.site = xlaref_reference::replicas::Site { computation: id, instruction: i };
-                Cow::Owned(self.op(&instr.op, &operands, module.shape(id, i))?)
+                let value = self.op(&instr.op, &operands, module.shape(id, i));
+                // A kernel that ran out of time stopped early: its value
+                // (or its error) is not the op's.
+                xlaref_reference::watch::passed()?;
+                Cow::Owned(value?)
             };
             values[i] = Some(value);
             for &o in &instr.operands {

@@ -24,6 +24,7 @@ use xlaref_reference::RunError;
 /// Runs the entry computation of `module` on `args`.
 pub fn run(module: &VerifiedModule, args: Vec<Literal>, env: &mut Env) -> Result<Literal, RunError> {
     check_arguments(module, &args)?;
+    let _deadline = xlaref_reference::watch::start(env.limits.deadline, env.limits.time_limit);
     exec::Executor::new(module, env).call(module.entry(), args)
 }
 
@@ -31,5 +32,6 @@ pub fn run(module: &VerifiedModule, args: Vec<Literal>, env: &mut Env) -> Result
 /// engine reads without copying (the caller keeps them for another run).
 pub fn run_borrowed(module: &VerifiedModule, args: &[Literal], env: &mut Env) -> Result<Literal, RunError> {
     check_arguments(module, args)?;
+    let _deadline = xlaref_reference::watch::start(env.limits.deadline, env.limits.time_limit);
     exec::Executor::new(module, env).call_borrowed(module.entry(), args)
 }

@@ -17,6 +17,7 @@ pub mod scalar;
 pub mod stablehlo;
 pub mod types;
 pub mod verify;
+pub mod watch;
 
 pub use error::{Error, ReadError, RunError, VerifyError};
 pub use literal::{ArrayLiteral, Data, Literal};

@@ -272,6 +272,12 @@ impl ArrayLiteral {
             let fill_value = fill.and_then(|f| Stored::slice(&f.data)).and_then(|f| f.first().copied()).unwrap_or_default();
             let mut result = Vec::with_capacity(count);
             for _ in 0..count {
+                // Out of time: the rest stays the fill value and the engine
+                // reports the limit (crate::watch).
+                if crate::watch::tick(1) {
+                    result.resize(count, fill_value);
+                    break;
+                }
                 let value = if source(&out_index, &mut in_index) { v[self.shape.linear(&in_index)] } else { fill_value };
                 result.push(value);
                 crate::types::index::advance(&mut out_index, &out.dims);

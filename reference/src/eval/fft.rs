@@ -92,6 +92,9 @@ fn dft_along(data: &mut [C], dims: &[i64], axis: usize, inverse: bool) {
                 *v = data[base + p * stride];
             }
             for k in 0..n {
+                if crate::watch::tick(n as u64) {
+                    return;
+                }
                 let mut sum = C::new(0.0, 0.0);
                 for (p, &x) in line.iter().enumerate() {
                     let w = roots[(k * p) % n];

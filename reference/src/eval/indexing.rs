@@ -75,6 +75,9 @@ pub fn dynamic_update_slice(operand: &ArrayLiteral, update: &ArrayLiteral, start
     let mut result = operand.clone();
     let mut target = vec![0i64; operand.rank()];
     for (position, index) in update.shape.indices().enumerate() {
+        if crate::watch::tick(1) {
+            break;
+        }
         for (d, s) in start.iter().enumerate() {
             target[d] = s + index[d];
         }

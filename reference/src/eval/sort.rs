@@ -39,6 +39,9 @@ fn merge_sort(
             let hi = (lo + 2 * width).min(n);
             let (mut i, mut j) = (lo, mid);
             for slot in scratch[lo..hi].iter_mut() {
+                if crate::watch::tick(1) {
+                    crate::watch::passed()?;
+                }
                 let take_right = if i >= mid {
                     true
                 } else if j >= hi {

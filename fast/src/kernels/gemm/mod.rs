@@ -18,6 +18,7 @@ mod portable;
 
 use num_complex::Complex;
 use rayon::prelude::*;
+use xlaref_reference::watch::Clock;
 use xlaref_reference::RunError;
 
 /// `kernel(kc, a, b, c, ldc, m, n, first)`: `C[0..m][0..n] (+)= Σ_k
@@ -207,9 +208,18 @@ unsafe impl<T> Send for CPtr<T> {}
 // SAFETY: as above.
 unsafe impl<T> Sync for CPtr<T> {}
 
+/// Multiply-adds per slab of rows of C, between two looks at the clock
+/// (about 10 ms at this engine's speed): large enough that B, repacked
+/// for every slab, costs under 1% more.
+const SLAB_MULTIPLY_ADDS: usize = 1 << 30;
+
 /// `C = A·B` for an `m × k` A and a `k × n` B; C is row-major with row
 /// stride `ldc`, only its `m × n` top-left block is written. With
 /// `parallel`, row blocks of C are spread over rayon's threads.
+///
+/// A large product is computed in slabs of rows, and once `clock` has
+/// passed the rest is left unwritten: the engine reports the time limit
+/// and drops C (`xlaref_reference::watch`).
 #[allow(clippy::too_many_arguments)]
 pub fn gemm<T: Elem>(
     m: usize,
@@ -220,6 +230,7 @@ pub fn gemm<T: Elem>(
     c: &mut [T],
     ldc: usize,
     parallel: bool,
+    clock: Clock,
 ) -> Result<(), RunError> {
     if m == 0 || n == 0 {
         return Ok(());
@@ -234,10 +245,36 @@ pub fn gemm<T: Elem>(
         }
         return Ok(());
     }
-    if T::external_gemm(m, n, k, &a, &b, c, ldc, parallel) {
-        return Ok(());
+    let slab = (SLAB_MULTIPLY_ADDS / n.saturating_mul(k).max(1)).max(64);
+    in_slabs(slab, m, n, k, a, b, c, ldc, parallel, clock)
+}
+
+/// [`gemm`] `slab` rows of C at a time (checked operands).
+#[allow(clippy::too_many_arguments)]
+fn in_slabs<T: Elem>(
+    slab: usize,
+    m: usize,
+    n: usize,
+    k: usize,
+    a: MatRef<T>,
+    b: MatRef<T>,
+    c: &mut [T],
+    ldc: usize,
+    parallel: bool,
+    clock: Clock,
+) -> Result<(), RunError> {
+    for r0 in (0..m).step_by(slab.max(1)) {
+        if clock.passed() {
+            break;
+        }
+        let rows = slab.min(m - r0);
+        let a_rows = MatRef { offset: a.offset + r0 * a.row_stride, ..a };
+        let c_rows = &mut c[r0 * ldc..];
+        if !T::external_gemm(rows, n, k, &a_rows, &b, c_rows, ldc, parallel) {
+            own_gemm(rows, n, k, a_rows, b, c_rows, ldc, parallel)?;
+        }
     }
-    own_gemm(m, n, k, a, b, c, ldc, parallel)
+    Ok(())
 }
 
 /// Our BLIS-style GEMM (see the module comment).

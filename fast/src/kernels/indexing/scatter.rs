@@ -230,6 +230,9 @@ fn apply(
         if i == SKIP {
             continue;
         }
+        if xlaref_reference::watch::tick(8) {
+            break;
+        }
         args.clear();
         if swapped {
             args.extend(updates.iter().map(|x| x.data.get(u)));

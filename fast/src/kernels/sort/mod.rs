@@ -172,6 +172,9 @@ fn generic_sort(exec: &mut Executor, comparator: ComputationId, operands: &[&Arr
         order.clear();
         order.extend(0..n);
         merge_sort(&mut order, &mut buffer, |i, j| {
+            if xlaref_reference::watch::tick(8) {
+                xlaref_reference::watch::passed()?;
+            }
             for (k, o) in operands.iter().enumerate() {
                 args[2 * k] = o.data.get(base + i * stride);
                 args[2 * k + 1] = o.data.get(base + j * stride);

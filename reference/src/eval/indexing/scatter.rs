@@ -98,7 +98,12 @@ pub fn scatter(
 
     let empty = update.dims().contains(&0);
     let mut more_scatter = !empty;
+    let window_size =
+        (d.update_window_dims.iter().map(|&w| update.dims().get(w as usize).copied().unwrap_or(1)).product::<i64>() as u64).max(1);
     while more_scatter {
+        if crate::watch::tick(window_size) {
+            break;
+        }
         // Step 1: G (the scatter part of U), then S through Combine(G, i).
         index_vectors.lookup(&g, &mut s)?;
         // Step 2: S_in by scattering S through scatter_dims_to_operand_dims.

@@ -106,7 +106,11 @@ pub fn reduction_groups(
         .collect::<Result<_, _>>()?;
     let mut index = vec![0i64; rank];
     let mut positions = Vec::new();
+    let work = (reduced_sizes.iter().product::<i64>() as u64).max(1);
     for (out_pos, out_index) in out.indices().enumerate() {
+        if crate::watch::tick(work) {
+            break;
+        }
         for (&d, &i) in kept.iter().zip(&out_index) {
             index[d] = i;
         }

@@ -155,6 +155,9 @@ pub fn window_groups(
     let mut walk = WindowWalk::new(WindowDim::all(&base.dims, w)?);
     let mut positions = Vec::new();
     for (out_pos, o) in out.indices().enumerate() {
+        if crate::watch::tick(positions.len() as u64 + 1) {
+            break;
+        }
         walk.place(&o);
         positions.clear();
         for step in walk.positions() {
