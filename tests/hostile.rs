@@ -199,3 +199,30 @@ fn long_kernels_stop_at_the_time_limit() {
         }
     }
 }
+
+/// Values that would not fit in memory are refused before they are made
+/// (`--max-bytes`), counting every live value of every replica.
+#[test]
+fn the_byte_budget_holds_before_every_op() {
+    let c128 = "HloModule m\nENTRY e {\n  a = c128[268435456] iota(), iota_dimension=0\n  b = c128[268435456] iota(), iota_dimension=0\n  \
+                ROOT s = c128[268435456] add(a, b)\n}\n";
+    for engine in ["reference", "fast"] {
+        let out = run(&["eval", "-", "--engine", engine, "--max-bytes", "2G"], &[], c128.as_bytes());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("over its memory budget of 2.0 GiB (--max-bytes)"), "{stderr}");
+    }
+    // Raised element limits do not lift the byte budget: 2^40 f32 is 4 TiB.
+    let huge = "HloModule m\nENTRY e {\n  a = f32[1099511627776] iota(), iota_dimension=0\n  ROOT s = f32[1] slice(a), slice={[5:6]}\n}\n";
+    let out = run(&["eval", "-", "--max-elements", "2000000000000"], &[], huge.as_bytes());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("needs 8.0 TiB more"), "{}", String::from_utf8_lossy(&out.stderr));
+    // 64 replicas of 4 MiB values: the budget counts them all.
+    let all_reduce = "HloModule m\nadd {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\n\
+                      ENTRY e {\n  a = f32[1048576] iota(), iota_dimension=0\n  \
+                      ROOT r = f32[1048576] all-reduce(a), replica_groups={}, to_apply=add\n}\n";
+    let out = run(&["eval", "-", "--replicas", "64", "--max-bytes", "128M", "-o", "/dev/null"], &[], all_reduce.as_bytes());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("memory budget of 128.0 MiB"), "{stderr}");
+    refused(&run(&["eval", "-", "--max-bytes", "lots"], &[], b""), "is not a byte count");
+}

@@ -79,6 +79,9 @@ impl<'a> Executor<'a> {
                     .iter()
                     .map(|&o| values[o].as_deref().ok_or_else(|| bad("value freed too early")))
                     .collect::<R<Vec<_>>>()?;
+                // The result, and about as much again for the kernel's own
+                // buffers (relaid operands, packed panels).
+                xlaref_reference::watch::reserve(module.shape(id, i).byte_size().saturating_mul(2), self.env.limits.max_bytes)?;
                 self.env.site = xlaref_reference::replicas::Site { computation: id, instruction: i };
                 let value = self.op(&instr.op, &operands, module.shape(id, i));
                 // A kernel that ran out of time stopped early: its value

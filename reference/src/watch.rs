@@ -12,9 +12,14 @@
 //! The deadline is per thread: [`start`] sets it for the thread that runs a
 //! computation (every replica has its own thread). Worker threads of a
 //! parallel kernel take a copy with [`clock`] and ask [`Clock::passed`].
+//!
+//! The byte budget lives here too ([`reserve`]): the engines ask it before
+//! every op whether the op's result fits next to everything the process
+//! holds, so a run fails with a limit error instead of being killed.
 
 use crate::error::RunError;
 use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// Units of work between two looks at the clock: about a millisecond of
@@ -110,6 +115,58 @@ impl Clock {
     }
 }
 
+// ---------------------------------------------------------------------------
+// The byte budget (`--max-bytes`).
+
+/// Bytes the process holds from its allocator, kept by the `xlaref`
+/// binary's global allocator (`src/block_cache.rs`); zero when the
+/// library runs under another allocator, and then only the values an op
+/// is about to make count.
+pub static BYTES_IN_USE: AtomicUsize = AtomicUsize::new(0);
+
+/// The bytes the process holds now (all values of all replicas, the
+/// module, the arguments).
+pub fn bytes_in_use() -> u64 {
+    BYTES_IN_USE.load(Ordering::Relaxed) as u64
+}
+
+/// Checks, before an op allocates its result, that `need` more bytes fit
+/// in the budget `max_bytes` next to what the process holds.
+pub fn reserve(need: u64, max_bytes: u64) -> Result<(), RunError> {
+    let held = bytes_in_use();
+    if held.saturating_add(need) > max_bytes {
+        return Err(RunError::Limit(format!(
+            "the run needs {} more with {} in use, over its memory budget of {} (--max-bytes)",
+            size_text(need),
+            size_text(held),
+            size_text(max_bytes)
+        )));
+    }
+    Ok(())
+}
+
+/// `n` bytes for a message: `3.0 GiB`, `512 KiB`, `12 bytes`.
+pub fn size_text(n: u64) -> String {
+    const UNITS: [(&str, u64); 4] = [("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
+    match UNITS.iter().find(|(_, size)| n >= *size) {
+        Some((unit, size)) => format!("{:.1} {unit}", n as f64 / *size as f64),
+        None => format!("{n} bytes"),
+    }
+}
+
+/// The default budget: 8 GiB, or three quarters of the machine's memory
+/// if that is less (Linux's MemTotal; 8 GiB where it cannot be read).
+pub fn default_max_bytes() -> u64 {
+    const DEFAULT: u64 = 8 << 30;
+    let total_kib = std::fs::read_to_string("/proc/meminfo").ok().and_then(|text| {
+        text.lines().find_map(|l| l.strip_prefix("MemTotal:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+    });
+    match total_kib {
+        Some(kib) => DEFAULT.min(kib.saturating_mul(1024) / 4 * 3),
+        None => DEFAULT,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,6 +187,15 @@ mod tests {
         let message = passed().map_err(|e| e.to_string());
         assert_eq!(message, Err("limit exceeded: the run exceeded its time limit of 3 s (--timeout)".to_string()));
         assert!(clock().passed());
+    }
+
+    #[test]
+    fn the_budget_counts_what_is_held() {
+        assert!(reserve(1 << 20, u64::MAX).is_ok());
+        let message = reserve(3 << 30, 2 << 30).map_err(|e| e.to_string()).unwrap_err();
+        assert!(message.contains("needs 3.0 GiB more") && message.contains("budget of 2.0 GiB (--max-bytes)"), "{message}");
+        assert_eq!(size_text(12), "12 bytes");
+        assert!(default_max_bytes() <= 8 << 30);
     }
 
     #[test]

@@ -66,6 +66,11 @@ pub struct LimitArgs {
     /// Wall-clock limit per run, in seconds.
     #[arg(long, value_parser = seconds)]
     pub timeout: Option<f64>,
+    /// Most memory a run may hold, all values of all replicas together,
+    /// checked before every op (bytes; K, M, G, T suffixes are powers of
+    /// 1024). Default: 8G, or 3/4 of the machine's memory if less.
+    #[arg(long, value_parser = bytes)]
+    pub max_bytes: Option<u64>,
 }
 
 impl LimitArgs {
@@ -76,6 +81,7 @@ impl LimitArgs {
             limits: Limits {
                 max_elements: self.max_elements,
                 max_while_trips: self.max_while_trips,
+                max_bytes: self.max_bytes.unwrap_or_else(xlaref_reference::watch::default_max_bytes),
                 deadline,
                 time_limit,
                 ..Limits::default()
@@ -139,6 +145,29 @@ pub fn read_bytes(path: &str) -> Result<Vec<u8>, String> {
 /// Reads a file (`-`: standard input) as UTF-8 text, or explains why not.
 pub fn read_text(path: &str) -> Result<String, String> {
     String::from_utf8(read_bytes(path)?).map_err(|e| format!("{path} is not UTF-8 text (byte {} is not)", e.utf8_error().valid_up_to()))
+}
+
+/// A byte count: digits with an optional K, M, G or T (powers of 1024).
+pub fn bytes(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let (digits, scale) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let scale: u64 = match c.to_ascii_uppercase() {
+                'K' => 1 << 10,
+                'M' => 1 << 20,
+                'G' => 1 << 30,
+                'T' => 1 << 40,
+                _ => return Err(format!("`{t}` is not a byte count (digits, then K, M, G or T)")),
+            };
+            (&t[..i], scale)
+        }
+        _ => (t, 1),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .ok_or_else(|| format!("`{t}` is not a byte count (digits, then K, M, G or T)"))
 }
 
 /// A number of seconds given on the command line: finite and not negative

@@ -33,6 +33,7 @@ pub fn campaign_limits() -> Limits {
         max_elements: 1 << 20,
         max_while_trips: 10_000,
         max_call_depth: 64,
+        max_bytes: xlaref_reference::watch::default_max_bytes(),
         deadline: Some(Instant::now() + time_limit),
         time_limit: Some(time_limit),
     }

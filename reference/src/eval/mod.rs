@@ -42,6 +42,9 @@ pub struct Limits {
     pub max_while_trips: u64,
     /// Deepest nesting of computation calls.
     pub max_call_depth: usize,
+    /// Most bytes the process may hold, checked before every op makes its
+    /// result (`crate::watch::reserve`).
+    pub max_bytes: u64,
     /// Wall-clock deadline for the whole run.
     pub deadline: Option<Instant>,
     /// The time the deadline was set from (`--timeout`), for the message
@@ -51,7 +54,14 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_elements: 1 << 28, max_while_trips: 10_000_000, max_call_depth: 512, deadline: None, time_limit: None }
+        Limits {
+            max_elements: 1 << 28,
+            max_while_trips: 10_000_000,
+            max_call_depth: 512,
+            max_bytes: crate::watch::default_max_bytes(),
+            deadline: None,
+            time_limit: None,
+        }
     }
 }
 
@@ -156,6 +166,9 @@ impl Interpreter<'_> {
                         .map(|&o| values[o].as_ref().ok_or_else(|| internal("operand value was dropped")))
                         .collect::<Result<_, _>>()?;
                     let shape = module.shape(id, i);
+                    // The result, and about as much again for the kernel's
+                    // own buffers (wide sums, index tables).
+                    crate::watch::reserve(shape.byte_size().saturating_mul(2), self.env.limits.max_bytes)?;
                     self.env.site = crate::replicas::Site { computation: id, instruction: i };
                     let value = self.eval_op(op, &operands, shape);
                     // A kernel that ran out of time stopped early: its value

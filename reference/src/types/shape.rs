@@ -113,6 +113,16 @@ impl Shape {
         Shape::Array(ArrayShape::new(element_type, dims))
     }
 
+    /// The bytes a value of this shape holds (every tuple leaf counted,
+    /// saturating): what the byte budget charges for it.
+    pub fn byte_size(&self) -> u64 {
+        match self {
+            Shape::Array(a) => a.dims.iter().fold(a.element_type.byte_width() as u64, |n, &d| n.saturating_mul(d.max(0) as u64)),
+            Shape::Tuple(items) => items.iter().fold(0u64, |n, s| n.saturating_add(s.byte_size())),
+            Shape::Token => 0,
+        }
+    }
+
     pub fn scalar(element_type: ElementType) -> Shape {
         Shape::Array(ArrayShape::scalar(element_type))
     }
