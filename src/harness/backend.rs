@@ -107,6 +107,60 @@ pub struct ProcessBackend {
 }
 
 const STDERR_LINES: usize = 20;
+/// The longest reply line read from a backend (a result as JSON; 1 GiB is
+/// about 100M floats).
+const MAX_REPLY_BYTES: usize = 1 << 30;
+/// Each kept stderr line is cut to this many bytes.
+const MAX_STDERR_LINE_BYTES: usize = 4096;
+
+/// One line of a backend's output: its first bytes up to a cap, and
+/// whether that was all of it.
+struct Line {
+    text: String,
+    whole: bool,
+}
+
+/// Reads the next line (without its newline), keeping at most `max`
+/// bytes of it; None at the end of the stream or on a read error. With
+/// `drain`, the rest of a longer line is read and dropped; without, reading
+/// stops at the cap (the line may have no end). Memory stays bounded
+/// whatever the backend prints.
+fn read_line(reader: &mut impl BufRead, max: usize, drain: bool) -> Option<Line> {
+    let mut bytes = Vec::new();
+    let mut whole = true;
+    let mut any = false;
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return None,
+        };
+        if buf.is_empty() {
+            if !any {
+                return None;
+            }
+            break;
+        }
+        any = true;
+        let (part, used, end) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (&buf[..i], i + 1, true),
+            None => (buf, buf.len(), false),
+        };
+        let room = max.saturating_sub(bytes.len());
+        if part.len() > room {
+            whole = false;
+        }
+        bytes.extend_from_slice(&part[..part.len().min(room)]);
+        reader.consume(used);
+        if end {
+            break;
+        }
+        if !whole && !drain {
+            break;
+        }
+    }
+    Some(Line { text: String::from_utf8_lossy(&bytes).into_owned(), whole })
+}
 
 impl ProcessBackend {
     /// Starts the backend and reads its handshake.
@@ -147,17 +201,19 @@ impl ProcessBackend {
         };
         let (tx, lines) = mpsc::channel();
         thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
+            let mut out = BufReader::new(stdout);
+            // A reply longer than the cap (a backend printing without end)
+            // ends the connection instead of growing without bound.
+            while let Some(Line { text, whole: true }) = read_line(&mut out, MAX_REPLY_BYTES, false) {
+                if tx.send(text).is_err() {
                     break;
                 }
             }
         });
         let tail = Arc::clone(&self.stderr_tail);
         let stderr_reader = thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
+            let mut err = BufReader::new(stderr);
+            while let Some(Line { text: line, .. }) = read_line(&mut err, MAX_STDERR_LINE_BYTES, true) {
                 if let Ok(mut t) = tail.lock() {
                     if t.len() == STDERR_LINES {
                         t.pop_front();
@@ -439,6 +495,23 @@ impl Engine for BackendEngine<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_are_cut_at_the_cap() {
+        use std::io::Read;
+        let mut input = std::io::Cursor::new(b"short\nabcdefghij\nlast".to_vec());
+        let mut next = || read_line(&mut input, 4, true).map(|l| (l.text, l.whole));
+        assert_eq!(next(), Some(("shor".to_string(), false)));
+        assert_eq!(next(), Some(("abcd".to_string(), false)));
+        assert_eq!(next(), Some(("last".to_string(), true)));
+        assert_eq!(next(), None);
+        let mut endless = std::io::repeat(b'x').take(3 << 20);
+        let mut reader = std::io::BufReader::new(&mut endless);
+        let line = read_line(&mut reader, 1 << 20, false).map(|l| (l.text.len(), l.whole));
+        assert_eq!(line, Some((1 << 20, false)));
+        // Without draining, reading stopped near the cap, not at the end.
+        assert!(endless.limit() > 1 << 20);
+    }
 
     #[test]
     fn replies() {

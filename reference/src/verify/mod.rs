@@ -196,6 +196,11 @@ fn verify_computation(c: &Computation, ctx: &Ctx) -> Result<(Vec<Shape>, Signatu
         if tuple_depth(&shape) > MAX_TUPLE_DEPTH {
             return Err(error(format!("tuples nest deeper than {MAX_TUPLE_DEPTH}")));
         }
+        // A tuple of a tuple twice doubles its leaves: 24 such instructions
+        // would make a shape of 16M leaves (gigabytes) from a small module.
+        if tuple_leaves(&shape) > MAX_TUPLE_LEAVES {
+            return Err(error(format!("result is a tuple of more than {MAX_TUPLE_LEAVES} arrays, the limit")));
+        }
         // Zero-sized dimensions count as 1: a `f32[1000000000,0]` result is
         // written as a billion empty lists.
         let total = shape.written_size();
@@ -212,6 +217,30 @@ fn verify_computation(c: &Computation, ctx: &Ctx) -> Result<(Vec<Shape>, Signatu
     let params = shapes[..c.param_count].to_vec();
     let result = shapes[c.root].clone();
     Ok((shapes, Signature { params, result }))
+}
+
+/// Most arrays (and tokens) one value may hold; XLA programs with the most
+/// parameters or outputs hold a few thousand.
+pub const MAX_TUPLE_LEAVES: usize = 1 << 16;
+
+/// The number of non-tuple leaves (counting stops past twice the limit).
+fn tuple_leaves(shape: &Shape) -> usize {
+    fn count(shape: &Shape, n: &mut usize) {
+        match shape {
+            Shape::Tuple(t) => {
+                for s in t {
+                    if *n > 2 * MAX_TUPLE_LEAVES {
+                        return;
+                    }
+                    count(s, n);
+                }
+            }
+            _ => *n += 1,
+        }
+    }
+    let mut n = 0;
+    count(shape, &mut n);
+    n
 }
 
 fn tuple_depth(shape: &Shape) -> usize {
