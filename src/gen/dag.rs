@@ -250,6 +250,10 @@ impl Dag<'_> {
     /// that may be out of range (both clamp).
     fn dynamic(&mut self, a: &str, c: &str, dim: usize, small: u8) -> String {
         let sizes: Vec<i64> = self.d.iter().enumerate().map(|(i, &n)| if i == dim { (n + 1) / 2 } else { n }).collect();
+        if sizes.contains(&0) {
+            // No slice of an empty dimension is allowed ("strictly greater than zero").
+            return a.to_string();
+        }
         let start = i32::from(small % 8) - 2;
         let idx: Vec<String> =
             (0..self.d.len()).map(|i| self.b.constant(&Literal::Array(ArrayLiteral::scalar(if i == dim { start } else { 0 })))).collect();

@@ -170,13 +170,15 @@ fn starts(d: &[i64], sizes: &[i64]) -> BoxedStrategy<Vec<Literal>> {
     it.prop_flat_map(move |t| bounds.iter().map(|&b| index_value(t, b).prop_map(Literal::Array).boxed()).collect::<Vec<_>>()).boxed()
 }
 
-fn window_sizes(d: &[i64]) -> BoxedStrategy<Vec<i64>> {
-    d.iter().map(|&n| (0..=n).boxed()).collect::<Vec<_>>().boxed()
+/// DynamicSlice sizes and DynamicUpdateSlice update dimensions: from 1 to
+/// the dimension ("strictly greater than zero").
+fn slice_sizes(d: &[i64]) -> BoxedStrategy<Vec<i64>> {
+    d.iter().map(|&n| (1..=n.max(1)).boxed()).collect::<Vec<_>>().boxed()
 }
 
 fn dynamic_slice() -> BoxedStrategy<Program> {
-    (any_type(), dims(1..=3, 5))
-        .prop_flat_map(|(t, d)| (literal(t, d.clone()), Just(d.clone()), window_sizes(&d)))
+    (any_type(), nonempty_dims(1..=3, 5))
+        .prop_flat_map(|(t, d)| (literal(t, d.clone()), Just(d.clone()), slice_sizes(&d)))
         .prop_flat_map(|(x, d, sizes)| (Just(x), starts(&d, &sizes), Just(sizes)))
         .prop_map(|(x, idx, sizes)| {
             let mut b = Builder::default();
@@ -190,8 +192,8 @@ fn dynamic_slice() -> BoxedStrategy<Program> {
 }
 
 fn dynamic_update_slice() -> BoxedStrategy<Program> {
-    (any_type(), dims(1..=3, 5))
-        .prop_flat_map(|(t, d)| (literal(t, d.clone()), Just(d.clone()), window_sizes(&d), Just(t)))
+    (any_type(), nonempty_dims(1..=3, 5))
+        .prop_flat_map(|(t, d)| (literal(t, d.clone()), Just(d.clone()), slice_sizes(&d), Just(t)))
         .prop_flat_map(|(x, d, sizes, t)| (Just(x), literal(t, sizes.clone()), starts(&d, &sizes)))
         .prop_map(|(x, u, idx)| {
             let mut b = Builder::default();

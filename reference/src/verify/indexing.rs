@@ -14,26 +14,30 @@ use super::rules::*;
 use crate::types::{ArrayShape, Shape};
 
 /// DynamicSlice(operand, start_indices...) with `size_indices` (document
-/// §DynamicSlice): one scalar integer start index per operand dimension
-/// (their integer types may differ), one size per dimension within
-/// `[0, dimension size]`. The result has dimensions `size_indices`.
+/// §DynamicSlice): one scalar integer start index per operand dimension,
+/// all of one integer type (as XLA's and StableHLO's verifiers ask), one
+/// size per dimension, "strictly greater than zero" and at most the
+/// dimension size. The result has dimensions `size_indices`.
 pub fn dynamic_slice(slice_sizes: &[i64], operands: &[&Shape]) -> Check<Shape> {
     min_operands(operands, 1)?;
     let a = array(operands[0], "operand")?;
     start_index_operands(&operands[1..], a)?;
     length(slice_sizes, a.rank(), "size_indices", "the operand")?;
     for (d, (&size, &bound)) in slice_sizes.iter().zip(&a.dims).enumerate() {
-        if size < 0 || size > bound {
-            return Err(format!("size_indices[{d}] = {size} is out of range [0, {bound}] (operand dimension {d})"));
+        if size <= 0 || size > bound {
+            return Err(format!(
+                "size_indices[{d}] = {size} is out of range [1, {bound}] (operand dimension {d}; sizes must be strictly greater than zero)"
+            ));
         }
     }
     Ok(Shape::array(a.element_type, slice_sizes.to_vec()))
 }
 
 /// DynamicUpdateSlice(operand, update, start_indices...) (document
-/// §DynamicUpdateSlice): `update` has the operand's element type and rank
-/// and no dimension larger than the operand's; one scalar integer start
-/// index per dimension. The result has the operand's shape.
+/// §DynamicUpdateSlice): `update` has the operand's element type and rank,
+/// every dimension "strictly greater than zero" and none larger than the
+/// operand's; one scalar start index per dimension, all of one integer
+/// type. The result has the operand's shape.
 pub fn dynamic_update_slice(operands: &[&Shape]) -> Check<Shape> {
     min_operands(operands, 2)?;
     let a = array(operands[0], "operand")?;
@@ -45,6 +49,9 @@ pub fn dynamic_update_slice(operands: &[&Shape]) -> Check<Shape> {
     for (d, (&size, &bound)) in u.dims.iter().zip(&a.dims).enumerate() {
         if size > bound {
             return Err(format!("update dimension {d} has size {size}, larger than operand dimension {d} ({bound})"));
+        }
+        if size == 0 {
+            return Err(format!("update dimension {d} has size 0; every update dimension must be strictly greater than zero"));
         }
     }
     start_index_operands(&operands[2..], a)?;
@@ -61,10 +68,18 @@ fn start_index_operands(starts: &[&Shape], operand: &ArrayShape) -> Check {
             operand.rank()
         ));
     }
+    let mut first = None;
     for (i, s) in starts.iter().enumerate() {
         let what = format!("start index {i}");
         let s = scalar(s, &what)?;
         element_type_is(s.element_type, s.element_type.is_integer(), &what, "an integer type")?;
+        match first {
+            None => first = Some(s.element_type),
+            Some(t) if t != s.element_type => {
+                return Err(format!("start index {i} is {}, start index 0 is {t}; all start indices must have one type", s.element_type));
+            }
+            Some(_) => {}
+        }
     }
     Ok(())
 }
