@@ -157,7 +157,7 @@ fn exercise(module: &Value) {
         ..Limits::default()
     };
     let Ok(m) = read_module(module, &JsonPath::root(), ReadOptions { max_elements: 1 << 16 }) else { return };
-    let Ok(vm) = verify(m, &VerifyOptions { max_elements: 1 << 16 }) else { return };
+    let Ok(vm) = verify(m, &VerifyOptions { max_elements: 1 << 16, ..VerifyOptions::default() }) else { return };
     let Some(args) = zero_args(&vm.entry_signature().params) else { return };
     for engine in [&Reference as &dyn Engine, &Fast] {
         let mut env = Env::new(limits.clone());

@@ -81,11 +81,12 @@ fn every_program_round_trips_through_import() {
     for (name, text) in program_modules() {
         let value = hlo_to_json(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
         let module = json::read_module(&value, &Path::root(), options).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let verified = verify(module, &VerifyOptions { max_elements: 1 << 24 }).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let verified =
+            verify(module, &VerifyOptions { max_elements: 1 << 24, ..VerifyOptions::default() }).unwrap_or_else(|e| panic!("{name}: {e}"));
         // Written out and read back: the same module.
         let written = json::write_module(verified.module());
         let again = json::read_module(&written, &Path::root(), options).expect("the written module reads");
-        let again = verify(again, &VerifyOptions { max_elements: 1 << 24 }).expect("and verifies");
+        let again = verify(again, &VerifyOptions { max_elements: 1 << 24, ..VerifyOptions::default() }).expect("and verifies");
         assert_eq!(json::write_module(again.module()), written, "{name}");
     }
 }
@@ -98,7 +99,7 @@ fn no_truncation_of_real_hlo_panics() {
             let Some(prefix) = text.get(..cut) else { continue };
             if let Ok(v) = hlo_to_json(prefix) {
                 if let Ok(m) = json::read_module(&v, &Path::root(), ReadOptions { max_elements: 1 << 20 }) {
-                    let _ = verify(m, &VerifyOptions { max_elements: 1 << 20 });
+                    let _ = verify(m, &VerifyOptions { max_elements: 1 << 20, ..VerifyOptions::default() });
                 }
             }
         }

@@ -226,3 +226,23 @@ fn the_byte_budget_holds_before_every_op() {
     assert!(stderr.contains("memory budget of 128.0 MiB"), "{stderr}");
     refused(&run(&["eval", "-", "--max-bytes", "lots"], &[], b""), "is not a byte count");
 }
+
+/// The document's rules the default verifier relaxes for real programs
+/// are enforced by `verify --strict`; unknown precisions are always errors.
+#[test]
+fn strict_verification_rejects_the_extensions() {
+    let cholesky = "HloModule m\nENTRY e {\n  a = f32[3,3] parameter(0)\n  ROOT c = f32[3,3] cholesky(a), lower=true\n}\n";
+    let philox = "HloModule m\nENTRY e {\n  s = u64[2] parameter(0)\n  \
+                  ROOT r = (u64[2], u32[4]) rng-bit-generator(s), algorithm=rng_philox\n}\n";
+    for module in [cholesky, philox] {
+        let out = run(&["verify", "-"], &[], module.as_bytes());
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        refused(&run(&["verify", "-", "--strict"], &[], module.as_bytes()), "rejected by --strict");
+    }
+    let precision = br#"{"format": "xla-json/1", "computations": {"main": {"params": [{"name": "x", "shape": "f32[2,2]"}],
+        "instructions": [{"name": "d", "op": "Dot", "operands": ["x", "x"], "precision_config": ["HIGHEST", "FASTEST"]}]}}}"#;
+    refused(&run(&["verify", "-"], &[], precision), "unknown precision \"FASTEST\"; expected DEFAULT, HIGH or HIGHEST");
+    let fine = br#"{"format": "xla-json/1", "computations": {"main": {"params": [{"name": "x", "shape": "f32[2,2]"}],
+        "instructions": [{"name": "d", "op": "Dot", "operands": ["x", "x"], "precision_config": ["highest", "DEFAULT"]}]}}}"#;
+    assert!(run(&["verify", "-"], &[], fine).status.success());
+}

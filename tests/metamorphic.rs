@@ -24,7 +24,7 @@ fn run(engine: &dyn Engine, params: &[&str], instructions: Value, computations: 
     comps.insert("main".into(), json!({"params": params, "instructions": instructions}));
     let module = json!({"format": "xla-json/1", "computations": comps});
     let module = read_module(&module, &Path::root(), ReadOptions { max_elements: 1 << 20 }).expect("module reads");
-    let verified = verify(module, &VerifyOptions { max_elements: 1 << 20 }).expect("module verifies");
+    let verified = verify(module, &VerifyOptions { max_elements: 1 << 20, ..VerifyOptions::default() }).expect("module verifies");
     engine.run(&verified, args, &mut Env::new(Limits::default())).expect("module runs")
 }
 

@@ -223,7 +223,8 @@ fn every_jax_program_as_stablehlo_reads_and_verifies() {
         assert!(is_mlir_text(text), "{}", path.display());
         let value = mlir_to_json(text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let module = json::read_module(&value, &Path::root(), ReadOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        verify(module, &VerifyOptions { max_elements: 1 << 24 }).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        verify(module, &VerifyOptions { max_elements: 1 << 24, ..VerifyOptions::default() })
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         n += 1;
     }
     // Their values are checked with every other oracle case (tests/oracle.rs).
@@ -291,7 +292,7 @@ fn hostile_nesting_and_truncations_are_errors_not_crashes() {
         let Some(prefix) = JAX_PROGRAM.get(..cut) else { continue };
         if let Ok(v) = mlir_to_json(prefix) {
             if let Ok(m) = json::read_module(&v, &Path::root(), ReadOptions { max_elements: 1 << 20 }) {
-                let _ = verify(m, &VerifyOptions { max_elements: 1 << 20 });
+                let _ = verify(m, &VerifyOptions { max_elements: 1 << 20, ..VerifyOptions::default() });
             }
         }
     }

@@ -41,7 +41,7 @@ fn round_trip(m: &VerifiedModule) -> Result<Trip, String> {
     };
     let max_elements = campaign_limits().max_elements;
     let module = read_module(&value, &Path::root(), ReadOptions { max_elements }).map_err(|e| format!("read: {e}\n{text}"))?;
-    verify(module, &VerifyOptions { max_elements }).map(Trip::Back).map_err(|e| format!("verify: {e}\n{text}"))
+    verify(module, &VerifyOptions { max_elements, ..VerifyOptions::default() }).map(Trip::Back).map_err(|e| format!("verify: {e}\n{text}"))
 }
 
 /// Each replica's result (one for a single-replica program).
@@ -133,7 +133,7 @@ fn oracle_case_modules_survive_the_round_trip() {
         for (name, case) in read_cases(&doc, &file.display().to_string(), &RunOptions::default()) {
             let Ok(case) = case else { continue };
             let Ok(module) = read_module(&case.module, &Path::root(), ReadOptions { max_elements }) else { continue };
-            let Ok(m) = verify(module, &VerifyOptions { max_elements }) else { continue };
+            let Ok(m) = verify(module, &VerifyOptions { max_elements, ..VerifyOptions::default() }) else { continue };
             let back = match round_trip(&m) {
                 Ok(Trip::Back(back)) => back,
                 Ok(Trip::NotWritten) => continue,

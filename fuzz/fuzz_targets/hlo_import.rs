@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let Ok(value) = xlaref_reference::hlo::hlo_to_json(text) else { return };
     let Ok(module) = read_module(&value, &Path::root(), ReadOptions { max_elements: MAX }) else { return };
-    let Ok(verified) = verify(module, &VerifyOptions { max_elements: MAX }) else { return };
+    let Ok(verified) = verify(module, &VerifyOptions { max_elements: MAX, ..VerifyOptions::default() }) else { return };
     // Zero arguments of the parameters' shapes, where they are arrays.
     let args: Option<Vec<Literal>> =
         verified.entry_signature().params.iter().map(|s| s.as_array().map(|a| Literal::Array(ArrayLiteral::zeros(a)))).collect();

@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = xlaref_reference::mlir::read_test_file(text);
     let Ok(value) = xlaref_reference::mlir::mlir_to_json(text) else { return };
     let Ok(module) = read_module(&value, &Path::root(), ReadOptions { max_elements: MAX }) else { return };
-    let Ok(verified) = verify(module, &VerifyOptions { max_elements: MAX }) else { return };
+    let Ok(verified) = verify(module, &VerifyOptions { max_elements: MAX, ..VerifyOptions::default() }) else { return };
     let args: Option<Vec<Literal>> =
         verified.entry_signature().params.iter().map(|s| s.as_array().map(|a| Literal::Array(ArrayLiteral::zeros(a)))).collect();
     let Some(args) = args else { return };

@@ -64,7 +64,7 @@ fn check(all: &Generators, data: &[u8]) {
     let value = xlaref_reference::mlir::mlir_to_json(&text).unwrap_or_else(|e| panic!("{op} (seed {seed}): import failed: {e}\n{text}"));
     let module = read_module(&value, &Path::root(), ReadOptions { max_elements })
         .unwrap_or_else(|e| panic!("{op} (seed {seed}): read failed: {e}\n{text}"));
-    let back = verify(module, &VerifyOptions { max_elements }).unwrap_or_else(|e| panic!("{op} (seed {seed}): verify failed: {e}\n{text}"));
+    let back = verify(module, &VerifyOptions { max_elements, ..VerifyOptions::default() }).unwrap_or_else(|e| panic!("{op} (seed {seed}): verify failed: {e}\n{text}"));
     for engine in [&Reference as &dyn Engine, &Fast] {
         let (before, after) = (eval(engine, &m, &p), eval(engine, &back, &p));
         let equal = before.len() == after.len()

@@ -104,7 +104,7 @@ fn module(params: &[(&str, String)], instructions: Value, extra: Value) -> Resul
     }
     let text = json!({"format": "xla-json/1", "entry": "main", "computations": computations}).to_string();
     let m = json::parse_module(&text, ReadOptions { max_elements: 1 << 30 }).map_err(|e| e.to_string())?;
-    verify::verify(m, &VerifyOptions { max_elements: 1 << 30 }).map_err(|e| e.to_string())
+    verify::verify(m, &VerifyOptions { max_elements: 1 << 30, ..VerifyOptions::default() }).map_err(|e| e.to_string())
 }
 
 fn scalar_computation(op: &str) -> Value {

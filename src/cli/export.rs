@@ -38,8 +38,8 @@ fn export(a: &ExportArgs) -> Result<String, String> {
     let value = json::module_value(&text).map_err(|e| format!("{}: {e}", a.module))?;
     let module = json::read_module(&value, &Path::root(), ReadOptions { max_elements: a.max_elements })
         .map_err(|e| format!("{}: read error: {e}", a.module))?;
-    let verified =
-        verify::verify(module, &VerifyOptions { max_elements: a.max_elements }).map_err(|e| format!("{}: verify error: {e}", a.module))?;
+    let verified = verify::verify(module, &VerifyOptions { max_elements: a.max_elements, ..VerifyOptions::default() })
+        .map_err(|e| format!("{}: verify error: {e}", a.module))?;
     match a.to {
         Target::Stablehlo => {
             xlaref_reference::stablehlo::write_stablehlo(&verified).map_err(|e| format!("{}: cannot write StableHLO: {e}", a.module))

@@ -37,8 +37,8 @@ fn import(a: &ImportArgs) -> Result<String, String> {
     };
     let module = json::read_module(&value, &Path::root(), ReadOptions { max_elements: a.max_elements })
         .map_err(|e| format!("{}: read error: {e}", a.module))?;
-    let verified =
-        verify::verify(module, &VerifyOptions { max_elements: a.max_elements }).map_err(|e| format!("{}: verify error: {e}", a.module))?;
+    let verified = verify::verify(module, &VerifyOptions { max_elements: a.max_elements, ..VerifyOptions::default() })
+        .map_err(|e| format!("{}: verify error: {e}", a.module))?;
     // Written through the module writer: the canonical form `xlaref eval` reads.
     let written = json::write_module(verified.module());
     Ok(serde_json::to_string_pretty(&written).unwrap_or_default() + "\n")

@@ -16,6 +16,11 @@ pub struct VerifyArgs {
     /// Largest number of elements of any value.
     #[arg(long, default_value_t = 1 << 28)]
     pub max_elements: i64,
+    /// Also reject the forms the document forbids that xlaref accepts as
+    /// extensions because real programs use them (rank-2 Cholesky and
+    /// TriangularSolve, a u64[2] PHILOX state; docs/semantics-decisions.md).
+    #[arg(long)]
+    pub strict: bool,
 }
 
 pub fn run(a: VerifyArgs) -> i32 {
@@ -33,7 +38,7 @@ pub fn run(a: VerifyArgs) -> i32 {
             return EXIT_BAD_INPUT;
         }
     };
-    match verify::verify(module, &VerifyOptions { max_elements: a.max_elements }) {
+    match verify::verify(module, &VerifyOptions { max_elements: a.max_elements, strict: a.strict }) {
         Ok(vm) => {
             for (id, c) in vm.module().computations.iter().enumerate() {
                 let entry = if id == vm.entry() { " (entry)" } else { "" };

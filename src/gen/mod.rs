@@ -38,7 +38,7 @@ impl Program {
     /// The module read and verified.
     pub fn verified(&self, max_elements: i64) -> Result<VerifiedModule, String> {
         let module = read_module(&self.module, &Path::new("module"), ReadOptions { max_elements }).map_err(|e| e.to_string())?;
-        verify(module, &VerifyOptions { max_elements }).map_err(|e| e.to_string())
+        verify(module, &VerifyOptions { max_elements, ..VerifyOptions::default() }).map_err(|e| e.to_string())
     }
 
     /// The program as an xla-json/1 case with the given expectation.

@@ -73,7 +73,7 @@ fn check(program: &Program, other: &dyn Engine) -> Result<Option<String>, String
     if let Some(lists) = &program.replica_args {
         return Ok(check_replicated(&verified, lists, other));
     }
-    let options = VerifyOptions { max_elements: limits.max_elements };
+    let options = VerifyOptions { max_elements: limits.max_elements, ..VerifyOptions::default() };
     let env = || Env::new(campaign_limits());
     let run = catch_unwind(AssertUnwindSafe(|| lockstep(&verified, &program.args, &Reference, other, &options, &env)));
     Ok(match run {

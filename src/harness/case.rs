@@ -52,7 +52,7 @@ impl RunOptions {
         ReadOptions { max_elements: self.limits.max_elements }
     }
     pub fn verify_options(&self) -> VerifyOptions {
-        VerifyOptions { max_elements: self.limits.max_elements }
+        VerifyOptions { max_elements: self.limits.max_elements, ..VerifyOptions::default() }
     }
 }
 

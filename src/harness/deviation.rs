@@ -208,7 +208,7 @@ fn run_single(module: &Module, op: Op, like: &Instruction, args: &[Literal], env
     let shapes: Vec<Shape> = args.iter().map(Literal::shape).collect();
     let single = single_instruction_module(module, &instr, &shapes);
     let max_elements = env().limits.max_elements;
-    let verified = verify(single, &VerifyOptions { max_elements }).ok()?;
+    let verified = verify(single, &VerifyOptions { max_elements, ..VerifyOptions::default() }).ok()?;
     let value = Reference.run(&verified, args.to_vec(), &mut env()).ok()?;
     Some((verified, value))
 }

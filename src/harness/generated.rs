@@ -155,7 +155,7 @@ fn probes(shape: &Shape) -> Option<Literal> {
 fn is_identity_on(module: &Module, computation: usize, init: &Literal, operand: &Literal) -> bool {
     let single = Module { computations: module.computations.clone(), entry: computation };
     let max_elements = campaign_limits().max_elements;
-    let Ok(f) = verify(single, &VerifyOptions { max_elements }) else { return false };
+    let Ok(f) = verify(single, &VerifyOptions { max_elements, ..VerifyOptions::default() }) else { return false };
     let Some(operand) = operand.as_array() else { return false };
     let apply = |a: Literal, b: Literal| eval::run(&f, vec![a, b], &mut Env::new(campaign_limits())).ok();
     (0..operand.element_count().min(4096)).all(|p| {
@@ -260,7 +260,11 @@ mod tests {
                      "instructions": [{"name": "r", "op": "SelectAndScatter", "operands": ["x", "s", "i"], "select": "sel",
                                        "scatter": "add", "window_dimensions": [2], "window_strides": [2], "padding": [padding]}]}}});
         let options = ReadOptions { max_elements: 1 << 20 };
-        let verified = verify(read_module(&module, &Path::new("module"), options).ok()?, &VerifyOptions { max_elements: 1 << 20 }).ok()?;
+        let verified = verify(
+            read_module(&module, &Path::new("module"), options).ok()?,
+            &VerifyOptions { max_elements: 1 << 20, ..VerifyOptions::default() },
+        )
+        .ok()?;
         let x = Literal::Array(ArrayLiteral::new(vec![n], Data::F32(x.to_vec())));
         ambiguous_selection(&verified, &[x])
     }
@@ -288,7 +292,11 @@ mod tests {
             "params": [{"name": "x", "shape": "f32[3]"}, {"name": "n", "shape": "s32[]"}],
             "instructions": [{"name": "r", "op": "SetDimensionSize", "operands": ["x", "n"], "dimension": 0}]}}});
         let options = ReadOptions { max_elements: 1 << 20 };
-        let verified = verify(read_module(&module, &Path::new("module"), options).ok()?, &VerifyOptions { max_elements: 1 << 20 }).ok()?;
+        let verified = verify(
+            read_module(&module, &Path::new("module"), options).ok()?,
+            &VerifyOptions { max_elements: 1 << 20, ..VerifyOptions::default() },
+        )
+        .ok()?;
         let args = [
             Literal::Array(ArrayLiteral::new(vec![3], Data::F32(vec![1.0, 2.0, 3.0]))),
             Literal::Array(ArrayLiteral::new(vec![], Data::S32(vec![size]))),

@@ -140,7 +140,7 @@ pub fn prepare(module: &TestModule, lines: &[&str], options: &SuiteOptions) -> R
     }
     let read = ReadOptions { max_elements: options.limits.max_elements };
     let ir = json::read_module(json, &Path::new("module"), read).map_err(|e| ModuleOutcome::Rejected(Rejection::Read(e)))?;
-    let verified = verify::verify(ir, &VerifyOptions { max_elements: options.limits.max_elements })
+    let verified = verify::verify(ir, &VerifyOptions { max_elements: options.limits.max_elements, ..VerifyOptions::default() })
         .map_err(|e| ModuleOutcome::Rejected(Rejection::Verify(e)))?;
     let mut checks = Vec::with_capacity(module.checks.len());
     for check in &module.checks {

@@ -9,7 +9,7 @@ use xlaref_reference::verify::{self, VerifyOptions};
 fn run(main: &str, args: Vec<ArrayLiteral>) -> Vec<f32> {
     let text = format!(r#"{{"format": "xla-json/1", "computations": {{"main": {main}}}}}"#);
     let m = json::parse_module(&text, ReadOptions { max_elements: 1 << 26 }).expect("module reads");
-    let v = verify::verify(m, &VerifyOptions { max_elements: 1 << 26 }).expect("module verifies");
+    let v = verify::verify(m, &VerifyOptions { max_elements: 1 << 26, ..VerifyOptions::default() }).expect("module verifies");
     let args = args.into_iter().map(Literal::Array).collect();
     let out = crate::run(&v, args, &mut Env::new(Limits { max_elements: 1 << 26, ..Limits::default() })).expect("runs");
     match out {

@@ -220,7 +220,13 @@ pub fn map(instr: &Instr, shapes: &HashMap<String, String>, done: &HashMap<Strin
                 "rng_default" => "DEFAULT",
                 other => return Err(instr.error(format!("unknown rng-bit-generator algorithm `{other}`"))),
             };
-            out.set("algorithm", json!(algorithm)).set("shape", json!(instr.shape)).op("RngBitGenerator")
+            // HLO gives the result tuple `(state, output)`; the op's `shape`
+            // attribute is the output's.
+            let output = match crate::types::Shape::parse(&instr.shape) {
+                Ok(crate::types::Shape::Tuple(parts)) if parts.len() == 2 => parts[1].to_string(),
+                _ => return Err(instr.error(format!("rng-bit-generator's shape {} is not a (state, output) tuple", instr.shape))),
+            };
+            out.set("algorithm", json!(algorithm)).set("shape", json!(output)).op("RngBitGenerator")
         }
         "rng" => {
             let name = match instr.attr("distribution") {

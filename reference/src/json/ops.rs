@@ -73,11 +73,11 @@ pub fn parse_op(name: &str, a: &Attrs, max_elements: i64) -> R<Op> {
         },
         "TopK" => Op::TopK { k: a.i64("k")?, largest: a.bool_or("largest", true)? },
         "Dot" => {
-            ignore_precision_config(a);
+            precision_config(a)?;
             Op::Dot { preferred_element_type: a.opt_element_type("preferred_element_type")? }
         }
         "DotGeneral" => {
-            ignore_precision_config(a);
+            precision_config(a)?;
             Op::DotGeneral { dimension_numbers: dot_dims(a)?, preferred_element_type: a.opt_element_type("preferred_element_type")? }
         }
         "Conv" | "ConvWithGeneralPadding" | "ConvWithGeneralDimensions" | "ConvGeneral" | "ConvGeneralDilated" => Op::Conv(conv(a)?),
@@ -242,18 +242,33 @@ fn dot_dims(a: &Attrs) -> R<DotDims> {
     })
 }
 
-/// `precision_config` does not change what a dot or convolution computes in
-/// the reference (which is as precise as the element type), so it is
-/// accepted and ignored.
-fn ignore_precision_config(a: &Attrs) {
-    let _ = a.get("precision_config");
+/// `precision_config`: at most one precision per operand, each `DEFAULT`,
+/// `HIGH` or `HIGHEST` (any case, as HLO prints them lowercase). It does
+/// not change what a dot or convolution computes in the reference (which is
+/// as precise as the element type), so a valid one is checked and ignored;
+/// an unknown name is an error, not silently taken as DEFAULT.
+fn precision_config(a: &Attrs) -> R<()> {
+    const NAMES: [&str; 3] = ["DEFAULT", "HIGH", "HIGHEST"];
+    let Some(value) = a.get("precision_config").filter(|v| !v.is_null()) else { return Ok(()) };
+    let path = a.path("precision_config");
+    let list = value.as_array().ok_or_else(|| path.error(format!("expected a list of precisions, found {value}")))?;
+    if list.len() > 2 {
+        return Err(path.error(format!("has {} entries; there is one precision per operand (at most 2)", list.len())));
+    }
+    for (i, p) in list.iter().enumerate() {
+        let known = p.as_str().is_some_and(|s| NAMES.iter().any(|n| n.eq_ignore_ascii_case(s)));
+        if !known {
+            return Err(path.index(i).error(format!("unknown precision {p}; expected DEFAULT, HIGH or HIGHEST")));
+        }
+    }
+    Ok(())
 }
 
 /// Conv, ConvWithGeneralPadding, ConvWithGeneralDimensions and
 /// ConvGeneralDilated share one attribute set; what a form does not name
 /// takes its default (strides and dilations 1, groups 1, document layout).
 fn conv(a: &Attrs) -> R<ConvAttrs> {
-    ignore_precision_config(a);
+    precision_config(a)?;
     let window_strides = a.i64s("window_strides")?;
     let ones = vec![1; window_strides.len()];
     Ok(ConvAttrs {

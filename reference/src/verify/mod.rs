@@ -33,11 +33,16 @@ use crate::types::Shape;
 pub struct VerifyOptions {
     /// Largest number of elements of any value (default 2^28).
     pub max_elements: i64,
+    /// Reject the extensions xlaref accepts because real programs use them
+    /// although the document forbids them (docs/semantics-decisions.md,
+    /// "Extensions"): rank-2 Cholesky and TriangularSolve, a u64[2] PHILOX
+    /// state.
+    pub strict: bool,
 }
 
 impl Default for VerifyOptions {
     fn default() -> Self {
-        VerifyOptions { max_elements: 1 << 28 }
+        VerifyOptions { max_elements: 1 << 28, strict: false }
     }
 }
 
@@ -317,8 +322,8 @@ pub fn infer(op: &Op, operands: &[&Shape], ctx: &Ctx) -> Result<Shape, String> {
         }
         Op::Conv(attrs) => conv::conv(attrs, operands),
         Op::Fft { fft_type, fft_length } => fft::fft(*fft_type, fft_length, operands),
-        Op::Cholesky { .. } => linalg::cholesky(operands),
-        Op::TriangularSolve { left_side, .. } => linalg::triangular_solve(*left_side, operands),
+        Op::Cholesky { .. } => linalg::cholesky(operands, ctx.options.strict),
+        Op::TriangularSolve { left_side, .. } => linalg::triangular_solve(*left_side, operands, ctx.options.strict),
         Op::BatchNormTraining { feature_index, .. } => batch_norm::training(*feature_index, operands),
         Op::BatchNormInference { feature_index, .. } => batch_norm::inference(*feature_index, operands),
         Op::BatchNormGrad { feature_index, .. } => batch_norm::grad(*feature_index, operands),

@@ -5,11 +5,11 @@ use super::Ctx;
 use crate::ir::{Op, RngAlgorithm};
 use crate::types::{ArrayShape, ElementType, Shape};
 
-pub fn infer(op: &Op, operands: &[&Shape], _ctx: &Ctx) -> Check<Shape> {
+pub fn infer(op: &Op, operands: &[&Shape], ctx: &Ctx) -> Check<Shape> {
     match op {
         Op::RngUniform { shape } => rng_uniform(shape, operands),
         Op::RngNormal { shape } => rng_normal(shape, operands),
-        Op::RngBitGenerator { algorithm, shape } => rng_bit_generator(*algorithm, shape, operands),
+        Op::RngBitGenerator { algorithm, shape } => rng_bit_generator(*algorithm, shape, operands, ctx.options.strict),
         _ => Err(format!("{} is not a random-number op", op.name())),
     }
 }
@@ -61,8 +61,10 @@ fn rng_normal(shape: &Shape, operands: &[&Shape]) -> Check<Shape> {
 /// for THREE_FRY and u64[3] for PHILOX (XLA also takes u64[2] for PHILOX and
 /// DEFAULT, which is Philox on CPU); the output is a static array of an
 /// integer or floating-point type of 8 to 64 bits (not pred, not complex),
-/// and the result is the tuple `(new_state, output)`.
-fn rng_bit_generator(algorithm: RngAlgorithm, shape: &Shape, operands: &[&Shape]) -> Check<Shape> {
+/// and the result is the tuple `(new_state, output)`. A u64[2] PHILOX state
+/// (JAX's `rng_bit_generator` with `RNG_PHILOX` makes one) is an extension
+/// that `strict` rejects.
+fn rng_bit_generator(algorithm: RngAlgorithm, shape: &Shape, operands: &[&Shape], strict: bool) -> Check<Shape> {
     operand_count(operands, 1)?;
     let state = array(operands[0], "initial_state")?;
     if state.element_type != ElementType::U64 || state.rank() != 1 || state.is_dynamic() {
@@ -71,6 +73,7 @@ fn rng_bit_generator(algorithm: RngAlgorithm, shape: &Shape, operands: &[&Shape]
     let n = state.dims[0];
     let (ok, wanted) = match algorithm {
         RngAlgorithm::ThreeFry => (n == 2, "u64[2] for THREE_FRY"),
+        RngAlgorithm::Philox if strict => (n == 3, "u64[3] for PHILOX (u64[2] is an extension, rejected by --strict)"),
         RngAlgorithm::Philox => (n == 2 || n == 3, "u64[2] or u64[3] for PHILOX"),
         RngAlgorithm::Default => (n == 2 || n == 3, "u64[2] or u64[3] for DEFAULT (Philox)"),
     };
