@@ -58,23 +58,20 @@ fn write_array(a: &ArrayLiteral, options: WriteOptions, out: &mut impl Write) ->
         Data::BF16(v) => nest(out, v, dims, sizes, &mut text, |o, &x, t| t.small_float(o, x)),
         Data::F8E4M3FN(v) => nest(out, v, dims, sizes, &mut text, |o, &x, t| t.small_float(o, x)),
         Data::F8E5M2(v) => nest(out, v, dims, sizes, &mut text, |o, &x, t| t.small_float(o, x)),
-        Data::F32(v) => nest(out, v, dims, sizes, &mut text, |o, &x, t| t.f32(o, x)),
-        Data::F64(v) => nest(out, v, dims, sizes, &mut text, |o, &x, t| t.f64(o, x)),
-        Data::C64(v) => nest(out, v, dims, sizes, &mut text, |o, c: &Complex<f32>, t| {
-            o.write_all(b"[")?;
-            t.f32(o, c.re)?;
-            o.write_all(b",")?;
-            t.f32(o, c.im)?;
-            o.write_all(b"]")
-        }),
-        Data::C128(v) => nest(out, v, dims, sizes, &mut text, |o, c: &Complex<f64>, t| {
-            o.write_all(b"[")?;
-            t.f64(o, c.re)?;
-            o.write_all(b",")?;
-            t.f64(o, c.im)?;
-            o.write_all(b"]")
-        }),
+        Data::F32(v) => nest(out, v, dims, sizes, &mut text, |o, &x, t| t.float(o, x)),
+        Data::F64(v) => nest(out, v, dims, sizes, &mut text, |o, &x, t| t.float(o, x)),
+        Data::C64(v) => nest(out, v, dims, sizes, &mut text, complex),
+        Data::C128(v) => nest(out, v, dims, sizes, &mut text, complex),
     }
+}
+
+/// A complex element: `[re, im]`.
+fn complex<W: Write, F: Float + WriteShortest + ryu::Float + Into<f64>>(out: &mut W, c: &Complex<F>, t: &mut Text) -> io::Result<()> {
+    out.write_all(b"[")?;
+    t.float(out, c.re)?;
+    out.write_all(b",")?;
+    t.float(out, c.im)?;
+    out.write_all(b"]")
 }
 
 /// Writes row-major `v` of `dims` as nested lists, keeping the first
@@ -134,20 +131,14 @@ impl Text {
         }
     }
 
-    fn f32(&mut self, out: &mut impl Write, x: f32) -> io::Result<()> {
+    /// An f32 or f64: ryu's shortest digits, laid out as xla-json writes them.
+    fn float<F: Float + WriteShortest + ryu::Float + Into<f64>>(&mut self, out: &mut impl Write, x: F) -> io::Result<()> {
         if self.special(out, x)? {
             return Ok(());
         }
+        let magnitude = x.into().abs();
         let digits = self.float.format_finite(x);
-        lay_out(out, digits, x.abs() as f64)
-    }
-
-    fn f64(&mut self, out: &mut impl Write, x: f64) -> io::Result<()> {
-        if self.special(out, x)? {
-            return Ok(());
-        }
-        let digits = self.float.format_finite(x);
-        lay_out(out, digits, x.abs())
+        lay_out(out, digits, magnitude)
     }
 
     /// f16, bf16 and the f8 types: their own shortest digits.
