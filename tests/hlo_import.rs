@@ -125,6 +125,24 @@ fn errors_name_the_line_column_and_opcode() {
     assert!(hlo_to_json(no_param).expect_err("gap").message.contains("parameter(0)"));
 }
 
+/// Errors found after the import (a literal that does not fit its shape, a
+/// rule of the document) name the place in the HLO text, not a JSON path of
+/// the converted module the user never wrote.
+#[test]
+fn errors_after_the_import_name_the_line_and_column() {
+    let long_literal =
+        "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  c = f32[2] constant({1,2,3})\n  ROOT a = f32[2] add(p, c)\n}\n";
+    let e = json::parse_module(long_literal, ReadOptions::default()).expect_err("3 entries for 2");
+    assert_eq!(e.path, "line 4 column 14", "{e}");
+    assert!(e.message.contains("instruction `c`") && e.message.contains("3 entries"), "{e}");
+
+    let mismatch = "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  c = f32[3] constant({1,2,3})\n  ROOT a = f32[2] add(p, c)\n}\n";
+    let module = json::parse_module(mismatch, ReadOptions::default()).expect("reads");
+    let e = verify(module, &VerifyOptions::default()).expect_err("f32[2] + f32[3]");
+    assert_eq!((e.instruction.as_str(), e.location.as_deref()), ("a", Some("line 5 column 19")), "{e}");
+    assert!(e.to_string().starts_with("line 5 column 19: instruction `a` (Add)"), "{e}");
+}
+
 /// `compile().as_text()` prints stack-frame tables before the first
 /// computation (metadata: skipped), and optimized HLO has element-type
 /// bitcasts of the same width (read as BitcastConvertType).

@@ -155,6 +155,29 @@ fn devices_and_link_loops_are_read_once() {
 }
 
 #[test]
+fn a_named_pipe_nobody_writes_to_is_an_error_not_a_hang() {
+    let fifo = std::env::temp_dir().join(format!("xlaref-hostile-fifo-{}", std::process::id()));
+    let path = fifo.display().to_string();
+    let made = Command::new("mkfifo").arg(&path).status().expect("mkfifo runs");
+    assert!(made.success());
+    let started = Instant::now();
+    refused(&run(&["eval", &path], &[], b""), "no writer sent anything to the named pipe");
+    assert!(started.elapsed() < Duration::from_secs(15));
+    // With a writer, a named pipe is read as any file.
+    let writer = {
+        let path = path.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            std::fs::write(path, "HloModule m\nENTRY e {\n  ROOT c = f32[] constant(7)\n}\n").expect("write to the pipe");
+        })
+    };
+    let out = run(&["eval", &path], &[], b"");
+    writer.join().expect("writer");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), r#"{"shape":"f32[]","value":7.0}"#);
+    let _ = std::fs::remove_file(&fifo);
+}
+
+#[test]
 fn the_time_limit_message_states_the_limit() {
     let endless = br#"{"format": "xla-json/1", "computations": {
         "c": {"params": [{"name": "x", "shape": "s32[]"}], "instructions": [{"name": "t", "op": "Constant", "shape": "pred[]", "literal": true}]},

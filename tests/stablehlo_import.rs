@@ -269,6 +269,11 @@ fn errors_name_the_line_column_and_construct() {
         assert!(e.message.contains(needle), "{e} does not say {needle}");
         assert!(e.to_string().starts_with(&format!("MLIR line {line}, column ")), "{e}");
     }
+    // A rule of the document broken: the verifier names the op's place.
+    let text = "func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.add %a, %a : tensor<3xf32>\n  return %0 : tensor<2xf32>\n}";
+    let module = json::parse_module(text, ReadOptions::default()).expect("reads");
+    let e = verify(module, &VerifyOptions::default()).expect_err("declared f32[3]");
+    assert_eq!(e.location.as_deref(), Some("line 2 column 8"), "{e}");
 }
 
 #[test]

@@ -57,14 +57,18 @@ pub struct VerifyError {
     pub instruction: String,
     pub op: String,
     pub rule: String,
+    /// Where the instruction is in the HLO or MLIR text it was imported
+    /// from (`line 4 column 7`), if it was.
+    pub location: Option<String>,
 }
 
 impl VerifyError {
     fn describe(&self) -> String {
+        let at = self.location.as_ref().map(|l| format!("{l}: ")).unwrap_or_default();
         if self.instruction.is_empty() {
-            format!("computation `{}`: {}", self.computation, self.rule)
+            format!("{at}computation `{}`: {}", self.computation, self.rule)
         } else {
-            format!("instruction `{}` ({}) in computation `{}`: {}", self.instruction, self.op, self.computation, self.rule)
+            format!("{at}instruction `{}` ({}) in computation `{}`: {}", self.instruction, self.op, self.computation, self.rule)
         }
     }
 }
@@ -110,7 +114,8 @@ mod tests {
         let long = "y".repeat(5000);
         let cut = printable(&long);
         assert!(cut.len() < 2100 && cut.ends_with("... (3000 more bytes)"), "{cut}");
-        let e = VerifyError { computation: "m\u{7}".into(), instruction: String::new(), op: String::new(), rule: "r".into() };
+        let e =
+            VerifyError { computation: "m\u{7}".into(), instruction: String::new(), op: String::new(), rule: "r".into(), location: None };
         assert_eq!(e.to_string(), "computation `m\\u{7}`: r");
     }
 }

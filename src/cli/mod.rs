@@ -124,6 +124,8 @@ pub fn read_bytes(path: &str) -> Result<Vec<u8>, String> {
     let mut bytes = Vec::new();
     let read = if path == "-" {
         std::io::stdin().lock().take(cap + 1).read_to_end(&mut bytes)
+    } else if is_fifo(path) {
+        read_fifo(path, cap, &mut bytes)
     } else {
         let file = std::fs::File::open(path).map_err(|e| format!("cannot read {path}: {e}"))?;
         match file.metadata() {
@@ -140,6 +142,49 @@ pub fn read_bytes(path: &str) -> Result<Vec<u8>, String> {
         return Err(format!("{path} is over the input limit of {cap} bytes (XLAREF_MAX_INPUT_BYTES)"));
     }
     Ok(bytes)
+}
+
+fn is_fifo(path: &str) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo())
+}
+
+/// How long a named pipe may stay without a writer before reading it fails.
+const FIFO_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Reads a named pipe without blocking forever on one nobody writes to: it
+/// is opened non-blocking (a plain open waits for a writer, for ever), and
+/// until the first byte comes an end of file only means that no writer has
+/// opened it yet, which is waited for up to [`FIFO_WAIT`]. After the first
+/// byte, an end of file is the end.
+fn read_fifo(path: &str, cap: u64, bytes: &mut Vec<u8>) -> std::io::Result<usize> {
+    use std::io::{ErrorKind, Read};
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
+    let started = std::time::Instant::now();
+    let mut chunk = vec![0u8; 1 << 16];
+    loop {
+        match file.read(&mut chunk) {
+            Ok(0) if !bytes.is_empty() => return Ok(bytes.len()),
+            Ok(0) if started.elapsed() > FIFO_WAIT => {
+                return Err(std::io::Error::new(
+                    ErrorKind::TimedOut,
+                    format!("no writer sent anything to the named pipe in {} s", FIFO_WAIT.as_secs()),
+                ))
+            }
+            Ok(0) => std::thread::sleep(std::time::Duration::from_millis(2)),
+            Ok(n) => {
+                bytes.extend_from_slice(&chunk[..n]);
+                if bytes.len() as u64 > cap {
+                    return Ok(bytes.len());
+                }
+            }
+            Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => {
+                std::thread::sleep(std::time::Duration::from_millis(1))
+            }
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// Reads a file (`-`: standard input) as UTF-8 text, or explains why not.

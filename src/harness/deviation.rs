@@ -197,14 +197,14 @@ fn conv_with_materialized_padding(
 
 /// `op` applied by the reference to `args`, as a one-instruction module.
 fn run_one(module: &Module, op: Op, args: &[Literal], env: &dyn Fn() -> Env) -> Option<Literal> {
-    let instr = Instruction { name: "deviation".into(), op, operands: vec![], declared_shape: None };
+    let instr = Instruction { name: "deviation".into(), op, operands: vec![], declared_shape: None, location: None };
     run_single(module, instr.op.clone(), &instr, args, env).map(|(_, v)| v)
 }
 
 /// `op` (with `like`'s name and declared shape) on `args`: the verified
 /// one-instruction module and the reference's value.
 fn run_single(module: &Module, op: Op, like: &Instruction, args: &[Literal], env: &dyn Fn() -> Env) -> Option<(VerifiedModule, Literal)> {
-    let instr = Instruction { name: like.name.clone(), op, operands: vec![], declared_shape: like.declared_shape.clone() };
+    let instr = Instruction { name: like.name.clone(), op, operands: vec![], declared_shape: like.declared_shape.clone(), location: None };
     let shapes: Vec<Shape> = args.iter().map(Literal::shape).collect();
     let single = single_instruction_module(module, &instr, &shapes);
     let max_elements = env().limits.max_elements;

@@ -148,6 +148,7 @@ pub fn single_instruction_module(module: &Module, instr: &Instruction, operand_s
             op: Op::Parameter { number },
             operands: vec![],
             declared_shape: Some(shape.clone()),
+            location: None,
         })
         .collect();
     instructions.push(Instruction {
@@ -155,6 +156,7 @@ pub fn single_instruction_module(module: &Module, instr: &Instruction, operand_s
         op: instr.op.clone(),
         operands: (0..operand_shapes.len()).collect(),
         declared_shape: instr.declared_shape.clone(),
+        location: instr.location.clone(),
     });
     let mut name = "lockstep".to_string();
     while module.computations.iter().any(|c| c.name == name) {

@@ -25,6 +25,12 @@ impl<'a> Cursor<'a> {
         HloError { line: self.line, column: self.text[..self.pos].chars().count() + 1, message: message.into() }
     }
 
+    /// Where the cursor is, as error messages and `location` name it.
+    pub fn location(&self) -> String {
+        let e = self.error("");
+        format!("line {} column {}", e.line, e.column)
+    }
+
     pub fn rest(&self) -> &'a str {
         &self.text[self.pos..]
     }

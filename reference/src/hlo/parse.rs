@@ -259,7 +259,14 @@ fn map_computation(comp: &Comp, done: &HashMap<String, Mapped>) -> Result<Mapped
             params.push((number, instr.name.clone(), instr.shape.clone()));
             continue;
         }
-        instructions.extend(ops::map(instr, &shapes, done)?);
+        let location = serde_json::Value::String(instr.at.location());
+        for mut value in ops::map(instr, &shapes, done)? {
+            // Instructions inlined from a called computation keep their own.
+            if let Some(object) = value.as_object_mut() {
+                object.entry("location").or_insert_with(|| location.clone());
+            }
+            instructions.push(value);
+        }
     }
     params.sort_by_key(|p| p.0);
     for (i, p) in params.iter().enumerate() {

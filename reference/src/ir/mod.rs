@@ -39,6 +39,9 @@ pub struct Instruction {
     pub op: Op,
     pub operands: Vec<InstrId>,
     pub declared_shape: Option<Shape>,
+    /// Where the instruction came from, e.g. `line 4 column 7` of the HLO or
+    /// MLIR text it was imported from: named in error messages, no meaning.
+    pub location: Option<String>,
 }
 
 impl Module {

@@ -94,6 +94,7 @@ fn read_computation(name: &str, value: &Value, path: &Path, ids: &HashMap<String
             op: Op::Parameter { number: i },
             operands: vec![],
             declared_shape: Some(shape),
+            location: None,
         });
     }
 
@@ -106,7 +107,7 @@ fn read_computation(name: &str, value: &Value, path: &Path, ids: &HashMap<String
     let all_names: Vec<&str> = instrs.iter().filter_map(|i| i.get("name").and_then(Value::as_str)).collect();
     for (k, iv) in instrs.iter().enumerate() {
         let ip = instrs_path.index(k);
-        let instruction = read_instruction(iv, &ip, &names, &all_names, ids, options)?;
+        let instruction = read_instruction(iv, &ip, &names, &all_names, ids, options).map_err(|e| at_location(e, iv))?;
         define(&mut names, &instruction.name, instructions.len(), &ip)?;
         instructions.push(instruction);
     }
@@ -120,6 +121,19 @@ fn read_computation(name: &str, value: &Value, path: &Path, ids: &HashMap<String
         None => instructions.len() - 1,
     };
     Ok(Computation { name: name.to_string(), instructions, param_count: params.len(), root })
+}
+
+/// An error inside an imported instruction names its place in the source
+/// text (its `location`) rather than the JSON path of the converted module,
+/// which the user never wrote.
+fn at_location(e: ReadError, instruction: &Value) -> ReadError {
+    match instruction.get("location").and_then(Value::as_str) {
+        Some(location) => {
+            let name = instruction.get("name").and_then(Value::as_str).unwrap_or("?");
+            ReadError::new(location, format!("instruction `{name}`: {}", e.message))
+        }
+        None => e,
+    }
 }
 
 fn define(names: &mut HashMap<String, usize>, name: &str, id: usize, path: &Path) -> R<()> {
@@ -167,9 +181,14 @@ fn read_instruction(
         }
         _ => None,
     };
-    let preused: &[&str] = if shape_attr { &["name", "op", "operands"] } else { &["name", "op", "operands", "shape"] };
+    let location = match obj.get("location") {
+        None => None,
+        Some(v) => Some(v.as_str().ok_or_else(|| path.key("location").error("`location` must be a string"))?.to_string()),
+    };
+    let preused: &[&str] =
+        if shape_attr { &["name", "op", "operands", "location"] } else { &["name", "op", "operands", "shape", "location"] };
     let attrs = Attrs::new(obj, path.clone(), op_name, ids, preused);
     let op = parse_op(op_name, &attrs, options.max_elements)?;
     attrs.finish()?;
-    Ok(Instruction { name: name.to_string(), op, operands, declared_shape })
+    Ok(Instruction { name: name.to_string(), op, operands, declared_shape, location })
 }

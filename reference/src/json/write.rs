@@ -40,6 +40,9 @@ fn write_instruction(module: &Module, c: &Computation, instr: &Instruction) -> V
     }
     let name = |id: ComputationId| json!(module.computations[id].name);
     write_attributes(&instr.op, &name, &mut m);
+    if let Some(location) = &instr.location {
+        m.insert("location".into(), json!(location));
+    }
     Value::Object(m)
 }
 

@@ -96,6 +96,13 @@ pub struct Ctx<'a> {
     pub checked: Vec<String>,
     pub checks: Vec<Check>,
     pub max_elements: u64,
+    /// The byte offset of the op being converted: its instructions'
+    /// `location`.
+    at: usize,
+    /// (offset, line, offset of that line's start) of the last location
+    /// computed: ops come in text order, so each is found from the last one
+    /// rather than from the start of a text that may be megabytes long.
+    line_mark: (usize, usize, usize),
 }
 
 /// Largest constant the reader materializes (the engines' default limit).
@@ -129,7 +136,28 @@ impl<'a> Ctx<'a> {
         instr.insert("name".into(), json!(name));
         instr.insert("op".into(), json!(op));
         instr.insert("operands".into(), json!(operands));
+        instr.insert("location".into(), Value::String(self.location()));
         self.scope().instrs.push(Value::Object(instr));
+    }
+
+    /// `line L column C` of the op being converted.
+    fn location(&mut self) -> String {
+        let text = self.c.text();
+        let at = self.at.min(text.len());
+        let (mut pos, mut line, mut start) = self.line_mark;
+        if at < pos {
+            (pos, line, start) = (0, 1, 0);
+        }
+        let bytes = text.as_bytes();
+        for (i, &b) in bytes[pos..at].iter().enumerate() {
+            if b == b'\n' {
+                line += 1;
+                start = pos + i + 1;
+            }
+        }
+        self.line_mark = (at, line, start);
+        let column = text.get(start..at).map_or(at - start, |s| s.chars().count()) + 1;
+        format!("line {line} column {column}")
     }
 
     /// Binds a result name to a value.
@@ -207,7 +235,10 @@ impl<'a> Ctx<'a> {
                 }
                 return Ok(out);
             }
-            ops::map(self, op)?;
+            let outer = std::mem::replace(&mut self.at, op.at);
+            let mapped = ops::map(self, op);
+            self.at = outer;
+            mapped?;
         }
         Err(self.err(region.at, format!("a region that does not end with {}", terminators.join(" or "))))
     }
@@ -303,6 +334,8 @@ fn convert<'a>(c: Cursor<'a>, funcs: &'a [Func<'a>], mode: Mode) -> R<Read> {
         checked: Vec::new(),
         checks: Vec::new(),
         max_elements: MAX_ELEMENTS,
+        at: 0,
+        line_mark: (0, 1, 0),
     };
     for f in funcs {
         if ctx.funcs.insert(f.name, f).is_some() {

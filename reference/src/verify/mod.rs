@@ -160,6 +160,7 @@ fn call_order(module: &Module) -> Result<Vec<ComputationId>, VerifyError> {
                                 "recursion: computation `{}` is called while it is being called (XLA computations may not recurse)",
                                 module.computations[callee].name
                             ),
+                            location: i.location.clone(),
                         });
                     }
                     Some(Mark::New) => {
@@ -186,8 +187,13 @@ fn callees(c: &Computation) -> Vec<(ComputationId, usize)> {
 fn verify_computation(c: &Computation, ctx: &Ctx) -> Result<(Vec<Shape>, Signature), VerifyError> {
     let mut shapes: Vec<Shape> = Vec::with_capacity(c.instructions.len());
     for instr in &c.instructions {
-        let error =
-            |rule: String| VerifyError { computation: c.name.clone(), instruction: instr.name.clone(), op: instr.op.name().into(), rule };
+        let error = |rule: String| VerifyError {
+            computation: c.name.clone(),
+            instruction: instr.name.clone(),
+            op: instr.op.name().into(),
+            rule,
+            location: instr.location.clone(),
+        };
         let operand_shapes: Vec<&Shape> = instr.operands.iter().map(|&o| &shapes[o]).collect();
         let shape = infer_instruction(instr, &operand_shapes, ctx).map_err(error)?;
         if let (Some(declared), false) = (&instr.declared_shape, matches!(instr.op, Op::Parameter { .. })) {
