@@ -27,6 +27,18 @@ for target in $(cd fuzz && cargo fuzz list); do
   if [ -d "fuzz/corpus/$target" ] && [ -n "$(ls -A "fuzz/corpus/$target")" ]; then
     (cd "fuzz/corpus/$target" && zip -q -r "$OUT/${target}_seed_corpus.zip" .)
   fi
-  # The limits every target is written for (fuzz/README.md).
-  printf '[libfuzzer]\nrss_limit_mb = 4096\ntimeout = 30\n' > "$OUT/$target.options"
+  # The limits every target is written for (fuzz/README.md), and the
+  # dictionary of the grammar it reads (fuzz/dicts/make.py).
+  dict=""
+  case "$target" in
+    parse_verify_eval) dict=json ;;
+    hlo_import) dict=hlo ;;
+    mlir_import) dict=mlir ;;
+  esac
+  if [ -n "$dict" ]; then
+    cp "fuzz/dicts/$dict.dict" "$OUT/$target.dict"
+    printf '[libfuzzer]\nrss_limit_mb = 4096\ntimeout = 30\ndict = %s.dict\n' "$target" > "$OUT/$target.options"
+  else
+    printf '[libfuzzer]\nrss_limit_mb = 4096\ntimeout = 30\n' > "$OUT/$target.options"
+  fi
 done

@@ -133,7 +133,12 @@ fn errors_after_the_import_name_the_line_and_column() {
     let long_literal =
         "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  c = f32[2] constant({1,2,3})\n  ROOT a = f32[2] add(p, c)\n}\n";
     let e = json::parse_module(long_literal, ReadOptions::default()).expect_err("3 entries for 2");
-    assert_eq!(e.path, "line 4 column 14", "{e}");
+    assert_eq!(e.path, "line 4 column 23", "{e}");
+    assert!(e.message.contains("dimension 0 of f32[2] has 3 entries"), "{e}");
+    // A bounded shape's literal is checked by the JSON reader, after the import.
+    let bounded = long_literal.replace("c = f32[2]", "c = f32[<=2]");
+    let e = json::parse_module(&bounded, ReadOptions::default()).expect_err("3 entries for at most 2");
+    assert_eq!(e.path, "line 4 column 16", "{e}");
     assert!(e.message.contains("instruction `c`") && e.message.contains("3 entries"), "{e}");
 
     let mismatch = "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  c = f32[3] constant({1,2,3})\n  ROOT a = f32[2] add(p, c)\n}\n";

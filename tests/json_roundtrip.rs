@@ -10,7 +10,7 @@
 
 use num_complex::Complex;
 use serde_json::Value;
-use xlaref_reference::json::{parse_json, read_typed_literal, write_typed_literal, Path, WriteOptions};
+use xlaref_reference::json::{parse_json, read_typed_literal, read_typed_literals, write_typed_literal, Layout, Path, WriteOptions};
 use xlaref_reference::literal::{ArrayLiteral, Data, Literal};
 use xlaref_reference::numerics::float::Float;
 
@@ -72,8 +72,12 @@ fn roundtrip(literal: &Literal, exact_bits: bool) -> Literal {
     let written = write_typed_literal(literal, WriteOptions { exact_bits });
     let text = serde_json::to_string(&written).expect("a written literal serializes");
     let doc = parse_json(&text).unwrap_or_else(|e| panic!("written literal is not valid JSON: {e}"));
-    read_typed_literal(&doc, &Path::root(), i64::MAX)
-        .unwrap_or_else(|e| panic!("written literal does not read back: {e}\n{}", &text[..text.len().min(400)]))
+    let tree = read_typed_literal(&doc, &Path::root(), i64::MAX)
+        .unwrap_or_else(|e| panic!("written literal does not read back: {e}\n{}", &text[..text.len().min(400)]));
+    // The reader that scans text without a value tree reads the same bits.
+    let scanned = read_typed_literals(&format!("[{text}]"), Layout::List, "args", i64::MAX).expect("the scan reads it");
+    assert!(scanned.len() == 1 && scanned[0].len() == 1 && scanned[0][0].bits_equal(&tree), "scan and tree differ on {text:.400}");
+    tree
 }
 
 /// Asserts that every element of `a` reads back as itself: bit for bit in

@@ -140,6 +140,7 @@ fn failure_case(case: &Case, reference: &Outcome, result: &CaseResult) -> Value 
 }
 
 /// Failing cases and known deviations written by `--failures`.
+#[derive(Default)]
 struct Written {
     failing: usize,
     known: usize,
@@ -174,23 +175,53 @@ fn write_failures(dir: &str, cases: &[LoadedCase], results: &[CaseResult], optio
     Ok(written)
 }
 
-/// The cases of the run: those under the paths, then the generated ones,
-/// this shard's share of them.
-fn gather_cases(a: &ConformArgs, options: &RunOptions, shard: Shard) -> Result<Vec<LoadedCase>, String> {
-    let mut cases = collect_cases(&a.paths, options)?;
-    let from_files = cases.len() as u64;
-    if let Some(n) = a.generate {
-        let file = format!("--generate {n} --seed {}", a.seed);
-        // Program i is the run's item from_files + i: generate only ours.
-        let ours = |i: u64| shard.owns(from_files + i);
-        let generated = generated_cases(n, &a.ops, a.seed, options, &ours)?;
-        cases.extend(generated.into_iter().map(|g| LoadedCase { name: g.name, file: file.clone(), case: g.case }));
-        let files: Vec<LoadedCase> = cases.drain(..from_files as usize).collect();
-        let mut mine = shard_cases(files, shard);
-        mine.append(&mut cases);
-        return Ok(mine);
+/// Generated programs are made, run and dropped this many at a time: a
+/// campaign of a million programs holds one batch of cases, not a million,
+/// and reports progress from the start.
+const BATCH: u64 = 1000;
+
+/// The cases of the run, in batches: this shard's share of the cases under
+/// the paths, then of the generated programs, which are numbered after all
+/// the files' cases (program `i` is the run's item `files + i`).
+struct Batches<'a> {
+    a: &'a ConformArgs,
+    options: &'a RunOptions,
+    shard: Shard,
+    files: Option<Vec<LoadedCase>>,
+    from_files: u64,
+    next: u64,
+}
+
+impl<'a> Batches<'a> {
+    fn new(a: &'a ConformArgs, options: &'a RunOptions, shard: Shard) -> Result<Self, String> {
+        let files = collect_cases(&a.paths, options)?;
+        let from_files = files.len() as u64;
+        // An unknown generator name is an error before anything runs.
+        generated_cases(0..0, &a.ops, a.seed, options, &|_| true)?;
+        Ok(Batches { a, options, shard, files: Some(shard_cases(files, shard)), from_files, next: 0 })
     }
-    Ok(shard_cases(cases, shard))
+
+    /// How many cases this shard runs.
+    fn total(&self) -> u64 {
+        let files = self.files.as_ref().map_or(0, |f| f.len() as u64);
+        files + (0..self.a.generate.unwrap_or(0)).filter(|&i| self.shard.owns(self.from_files + i)).count() as u64
+    }
+
+    fn next_batch(&mut self) -> Result<Option<Vec<LoadedCase>>, String> {
+        if let Some(files) = self.files.take() {
+            return Ok(Some(files));
+        }
+        let n = self.a.generate.unwrap_or(0);
+        if self.next >= n {
+            return Ok(None);
+        }
+        let range = self.next..n.min(self.next.saturating_add(BATCH));
+        self.next = range.end;
+        let (shard, from_files) = (self.shard, self.from_files);
+        let file = format!("--generate {n} --seed {}", self.a.seed);
+        let generated = generated_cases(range, &self.a.ops, self.a.seed, self.options, &|i| shard.owns(from_files + i))?;
+        Ok(Some(generated.into_iter().map(|g| LoadedCase { name: g.name, file: file.clone(), case: g.case }).collect()))
+    }
 }
 
 fn start_backend(a: &ConformArgs, options: &RunOptions) -> Result<Box<dyn Backend + Send>, String> {
@@ -223,8 +254,8 @@ pub fn run(a: ConformArgs) -> i32 {
     if a.ftz {
         known.add_class(Class::FlushesSubnormals);
     }
-    let cases = match gather_cases(&a, &options, shard) {
-        Ok(c) => c,
+    let mut batches = match Batches::new(&a, &options, shard) {
+        Ok(b) => b,
         Err(e) => {
             eprintln!("error: {}", xlaref_reference::error::printable(&e.to_string()));
             return EXIT_BAD_INPUT;
@@ -239,23 +270,47 @@ pub fn run(a: ConformArgs) -> i32 {
     };
     let described = backend.describe();
     let of_shard = a.shard.map(|s| format!(" (shard {s})")).unwrap_or_default();
-    eprintln!("backend: {described}; {} cases{of_shard}", cases.len());
-    let mut progress = Progress::new("conform", cases.len() as u64, false);
+    let total = batches.total();
+    eprintln!("backend: {described}; {total} cases{of_shard}");
+    let mut progress = Progress::new("conform", total, false);
     let start = Instant::now();
     let (mut done, mut bad) = (0u64, 0usize);
     let verbose = a.verbose;
-    let run = check_all(&cases, backend.as_mut(), &options, &known, |r| {
-        done += 1;
-        bad += usize::from(r.verdict.is_failure());
-        if verbose && r.verdict != Verdict::Passed {
-            progress.println(&format!("{:<12} {} [{}]: {}", r.verdict.name(), r.name, r.op, truncate(&r.detail, 200)));
+    let (mut results, mut run_stopped, mut written) = (Vec::new(), None, Ok(Written::default()));
+    loop {
+        let cases = match batches.next_batch() {
+            Ok(Some(cases)) => cases,
+            Ok(None) => break,
+            Err(e) => {
+                progress.println(&format!("error: {}", xlaref_reference::error::printable(&e)));
+                break;
+            }
+        };
+        let run = check_all(&cases, backend.as_mut(), &options, &known, |r| {
+            done += 1;
+            bad += usize::from(r.verdict.is_failure());
+            if verbose && r.verdict != Verdict::Passed {
+                progress.println(&format!("{:<12} {} [{}]: {}", r.verdict.name(), r.name, r.op, truncate(&r.detail, 200)));
+            }
+            progress.set(done, || if bad > 0 { format!("{bad} failing") } else { String::new() });
+        });
+        // Failing cases are written while their batch is still held.
+        if let (Some(dir), Ok(w)) = (&a.failures, &mut written) {
+            match write_failures(dir, &cases, &run.results, &options) {
+                Ok(n) => (w.failing, w.known) = (w.failing + n.failing, w.known + n.known),
+                Err(e) => written = Err(e),
+            }
         }
-        progress.set(done, || if bad > 0 { format!("{bad} failing") } else { String::new() });
-    });
+        results.extend(run.results);
+        if run.stopped.is_some() {
+            run_stopped = run.stopped;
+            break;
+        }
+    }
     progress.finish();
     drop(backend);
-    let stopped = run.stopped.as_ref().map(|s| match s {
-        Stop::Signal(sig) => format!("{} after {} of {} cases", interrupt::name(*sig), run.results.len(), cases.len()),
+    let stopped = run_stopped.as_ref().map(|s| match s {
+        Stop::Signal(sig) => format!("{} after {} of {total} cases", interrupt::name(*sig), results.len()),
         Stop::BackendDown(why) => format!("the backend could not be restarted: {why}"),
     });
     let info = RunInfo {
@@ -264,10 +319,10 @@ pub fn run(a: ConformArgs) -> i32 {
         stopped,
         shards: a.shard.iter().map(Shard::to_string).collect(),
     };
-    let report = Report { info, results: run.results };
+    let report = Report { info, results };
     print!("{}", report::terminal_table(&report.results));
     println!("{}", report::summary(&report));
-    let status = match write_reports(&a, &report, &cases, &options) {
+    let status = match write_reports(&a, &report, written) {
         Err(e) => {
             eprintln!("error: {}", xlaref_reference::error::printable(&e.to_string()));
             EXIT_BAD_INPUT
@@ -275,7 +330,7 @@ pub fn run(a: ConformArgs) -> i32 {
         Ok(()) if report.results.iter().any(|r| r.verdict.is_failure()) => EXIT_FAILURE,
         Ok(()) => 0,
     };
-    match run.stopped {
+    match run_stopped {
         Some(Stop::Signal(sig)) => interrupt::exit_status(sig),
         Some(Stop::BackendDown(why)) => {
             eprintln!("error: the backend could not be restarted, the run stopped: {why}");
@@ -286,7 +341,7 @@ pub fn run(a: ConformArgs) -> i32 {
 }
 
 /// Writes `--report`, `--json` and `--failures`.
-fn write_reports(a: &ConformArgs, report: &Report, cases: &[LoadedCase], options: &RunOptions) -> Result<(), String> {
+fn write_reports(a: &ConformArgs, report: &Report, written: Result<Written, String>) -> Result<(), String> {
     let write = |path: &Option<String>, text: String| match path {
         Some(p) => std::fs::write(p, text).map_err(|e| format!("cannot write {p}: {e}")),
         None => Ok(()),
@@ -294,7 +349,7 @@ fn write_reports(a: &ConformArgs, report: &Report, cases: &[LoadedCase], options
     write(&a.report, report::markdown(report))?;
     write(&a.json, serde_json::to_string_pretty(&report::to_json(report)).unwrap_or_default() + "\n")?;
     if let Some(dir) = &a.failures {
-        let n = write_failures(dir, cases, &report.results, options)?;
+        let n = written?;
         eprintln!("{} failing cases written to {dir}, {} known deviations to {dir}/known-deviations", n.failing, n.known);
     }
     Ok(())

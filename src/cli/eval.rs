@@ -6,7 +6,7 @@ use std::time::Instant;
 use clap::Args;
 use serde_json::Value;
 use xlaref_reference::eval::Env;
-use xlaref_reference::json::{self, Path, WriteOptions};
+use xlaref_reference::json::{self, Layout, Path, WriteOptions};
 use xlaref_reference::literal::Literal;
 use xlaref_reference::types::Shape;
 use xlaref_reference::verify;
@@ -85,15 +85,8 @@ fn read_args(a: &EvalArgs, params: &[Shape]) -> Result<Vec<Literal>, String> {
     let max = a.limits.max_elements;
     let mut out = Vec::new();
     if let Some(file) = &a.args {
-        let doc = json::parse_json(&read_text(file)?).map_err(|e| format!("{file}: {e}"))?;
-        let list = match &doc {
-            Value::Array(l) => l.clone(),
-            Value::Object(o) if o.contains_key("args") => o["args"].as_array().cloned().ok_or("`args` must be a list")?,
-            _ => return Err(format!("{file}: expected a list of typed literals")),
-        };
-        for (i, v) in list.iter().enumerate() {
-            out.push(json::read_typed_literal(v, &Path::new(format!("args[{i}]")), max).map_err(|e| format!("{file}: {e}"))?);
-        }
+        let lists = json::read_typed_literals(&read_text(file)?, Layout::Args, "args", max).map_err(|e| format!("{file}: {e}"))?;
+        out.extend(lists.into_iter().flatten());
     }
     for spec in &a.arg {
         // The `=` of SHAPE=VALUE, not the one of a bounded dimension (`<=5`).
@@ -101,8 +94,7 @@ fn read_args(a: &EvalArgs, params: &[Shape]) -> Result<Vec<Literal>, String> {
         let (shape_text, value_text) =
             at.map(|i| (&spec[..i], &spec[i + 1..])).ok_or_else(|| format!("--arg `{spec}`: expected SHAPE=VALUE"))?;
         let shape = Shape::parse(shape_text.trim()).map_err(|e| format!("--arg `{spec}`: {e}"))?;
-        let value = json::parse_json(value_text).map_err(|e| format!("--arg `{spec}`: {e}"))?;
-        out.push(json::read_literal(&value, &shape, &Path::new("--arg"), max).map_err(|e| format!("--arg `{spec}`: {e}"))?);
+        out.push(json::read_literal_text(value_text, &shape, &Path::new("--arg"), max).map_err(|e| format!("--arg `{spec}`: {e}"))?);
     }
     for path in &a.arg_npy {
         let bytes = super::read_bytes(path)?;
@@ -114,21 +106,7 @@ fn read_args(a: &EvalArgs, params: &[Shape]) -> Result<Vec<Literal>, String> {
 /// `--replica-args`: a file or inline JSON, one list of typed literals per replica.
 fn read_replica_args(spec: &str, max: i64) -> Result<Vec<Vec<Literal>>, String> {
     let text = if spec.trim_start().starts_with('[') { spec.to_string() } else { read_text(spec)? };
-    let doc = json::parse_json(&text).map_err(|e| format!("--replica-args: {e}"))?;
-    let lists = doc.as_array().ok_or("--replica-args: expected a list with one list of typed literals per replica")?;
-    let mut out = Vec::with_capacity(lists.len());
-    for (r, list) in lists.iter().enumerate() {
-        let list = list.as_array().ok_or_else(|| format!("--replica-args: entry {r} must be a list of typed literals"))?;
-        let args = list
-            .iter()
-            .enumerate()
-            .map(|(i, v)| {
-                json::read_typed_literal(v, &Path::new(format!("replica_args[{r}][{i}]")), max).map_err(|e| format!("--replica-args: {e}"))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        out.push(args);
-    }
-    Ok(out)
+    json::read_typed_literals(&text, Layout::Lists, "replica_args", max).map_err(|e| format!("--replica-args: {e}"))
 }
 
 /// `--replicas N`: runs N replicas at once and prints a JSON list of their
@@ -203,13 +181,9 @@ fn write_out_npy(path: &str, result: &Literal) -> Result<(), String> {
 /// The infeed queue from `--infeed`.
 fn read_infeed(a: &EvalArgs) -> Result<Vec<Literal>, String> {
     let Some(file) = &a.infeed else { return Ok(vec![]) };
-    let doc = json::parse_json(&read_text(file)?).map_err(|e| format!("{file}: {e}"))?;
-    let list = doc.as_array().ok_or_else(|| format!("{file}: expected a list of typed literals"))?;
-    let max = a.limits.max_elements;
-    list.iter()
-        .enumerate()
-        .map(|(i, v)| json::read_typed_literal(v, &Path::new(format!("infeed[{i}]")), max).map_err(|e| format!("{file}: {e}")))
-        .collect()
+    let lists =
+        json::read_typed_literals(&read_text(file)?, Layout::List, "infeed", a.limits.max_elements).map_err(|e| format!("{file}: {e}"))?;
+    Ok(lists.into_iter().flatten().collect())
 }
 
 /// Writes what Outfeed wrote to `--outfeed`.

@@ -38,7 +38,7 @@ pub struct GeneratedCase {
 /// generators of `ops` (all when empty), dealt round-robin over the ops.
 /// Program `i` depends on `(seed, i)` alone.
 pub fn generated_cases(
-    n: u64,
+    indices: std::ops::Range<u64>,
     ops: &[String],
     seed: u64,
     options: &RunOptions,
@@ -48,8 +48,8 @@ pub fn generated_cases(
     if generators.is_empty() {
         return Err("no generators selected".into());
     }
-    let mut out = Vec::with_capacity(usize::try_from(n).unwrap_or(0).min(1 << 20));
-    for i in (0..n).filter(|&i| keep(i)) {
+    let mut out = Vec::with_capacity(usize::try_from(indices.end - indices.start).unwrap_or(0).min(1 << 20));
+    for i in indices.filter(|&i| keep(i)) {
         let (op, strategy) = &generators[(i % generators.len() as u64) as usize];
         let name = format!("gen/{op}/seed{seed}_{i}");
         let case = match campaign::draw(strategy, seed, i) {

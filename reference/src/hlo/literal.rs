@@ -7,6 +7,8 @@ use serde_json::{json, Map, Value};
 
 use super::cursor::Cursor;
 use super::HloError;
+use crate::numerics::float::Float;
+use crate::types::{ArrayShape, ElementType, Shape};
 
 /// Element type name and dimensions of an array shape `f32[2,<=3]`
 /// (a bounded dimension counts as its bound).
@@ -58,6 +60,11 @@ pub fn literal(c: &mut Cursor, shape: &str) -> Result<Value, HloError> {
         c.expect(")")?;
         return Ok(json!({ "tuple": items }));
     }
+    if let Ok(Shape::Array(a)) = Shape::parse(shape) {
+        if !a.is_dynamic() {
+            return dense(c, &a);
+        }
+    }
     let (element, _) = array_shape(shape).ok_or_else(|| c.error(format!("`{shape}` is not an array shape")))?;
     let complex = element.starts_with('c');
     let is_float = element.starts_with('f') || element.starts_with("bf") || complex;
@@ -87,6 +94,100 @@ fn array_literal(c: &mut Cursor, complex: bool, is_float: bool) -> Result<Value,
         return Ok(Value::Array(vec![re, im]));
     }
     scalar(c, is_float)
+}
+
+/// A constant of a static array shape, read straight into its elements'
+/// little-endian bytes (`{"bytes": hex}`, docs/format.md §2): large dense
+/// constants cost their bytes, not a JSON value per element. Each element
+/// is rounded into its type exactly as the JSON reader rounds the value
+/// [`scalar`] would make of it; bounded shapes take that slower path.
+fn dense(c: &mut Cursor, shape: &ArrayShape) -> Result<Value, HloError> {
+    let width = shape.element_type.byte_width();
+    // Every element takes at least one character: reserve no more than that.
+    let room = usize::try_from(shape.element_count()).unwrap_or(usize::MAX).saturating_mul(width);
+    let mut out = Vec::with_capacity(room.min(c.rest().len().saturating_mul(16)));
+    dense_level(c, shape, 0, &mut out)?;
+    Ok(crate::json::literal_text::bytes_value(&out))
+}
+
+fn dense_level(c: &mut Cursor, shape: &ArrayShape, depth: usize, out: &mut Vec<u8>) -> Result<(), HloError> {
+    let Some(&want) = shape.dims.get(depth) else { return dense_element(c, shape.element_type, out) };
+    c.skip_ws();
+    let start = c.clone();
+    c.expect("{")?;
+    let mut entries = 0i64;
+    if !c.eat("}") {
+        loop {
+            dense_level(c, shape, depth + 1, out)?;
+            entries += 1;
+            if c.eat("}") {
+                break;
+            }
+            c.expect(",")?;
+        }
+    }
+    if entries != want {
+        return Err(start.error(format!("dimension {depth} of {shape} has {entries} entries")));
+    }
+    Ok(())
+}
+
+/// One element of type `t`, appended as its little-endian bytes.
+fn dense_element(c: &mut Cursor, t: ElementType, out: &mut Vec<u8>) -> Result<(), HloError> {
+    use crate::numerics::small_float;
+    fn float<T: Float>(word: &str, format: Option<small_float::Format>) -> Option<u64> {
+        use crate::json::literal::read_float_string;
+        use crate::json::literal_text::{float_from_number, is_json_number};
+        let negative_zero = word.len() > 1 && word.starts_with('-') && word[1..].chars().all(|ch| ch == '0' || ch == '.');
+        let x: T = match word {
+            "nan" | "-nan" | "inf" | "-inf" => read_float_string(word).ok()?,
+            "+inf" => read_float_string("inf").ok()?,
+            _ if negative_zero => read_float_string("-0").ok()?,
+            w => Some(w.trim_start_matches('+')).filter(|n| is_json_number(n)).and_then(|n| float_from_number(n, format))?,
+        };
+        Some(x.to_bits())
+    }
+    use ElementType as E;
+    if matches!(t, E::C64 | E::C128) {
+        let part = if t == E::C64 { E::F32 } else { E::F64 };
+        c.expect("(")?;
+        dense_element(c, part, out)?;
+        c.expect(",")?;
+        dense_element(c, part, out)?;
+        return c.expect(")");
+    }
+    c.skip_ws();
+    let at = c.clone();
+    let rest = c.rest();
+    let len = rest.find(|ch: char| !(ch.is_ascii_alphanumeric() || matches!(ch, '.' | '-' | '+' | '_'))).unwrap_or(rest.len());
+    let word = &rest[..len];
+    let bad = || at.error(format!("`{word}` is not a literal element"));
+    let bits: u64 = match t {
+        E::Pred => match word {
+            "true" => 1,
+            "false" => 0,
+            _ => return Err(at.error(format!("`{word}` is not true or false"))),
+        },
+        E::F16 => float::<half::f16>(word, Some(small_float::F16)).ok_or_else(bad)?,
+        E::BF16 => float::<half::bf16>(word, Some(small_float::BF16)).ok_or_else(bad)?,
+        E::F32 => float::<f32>(word, None).ok_or_else(bad)?,
+        E::F64 => float::<f64>(word, None).ok_or_else(bad)?,
+        E::F8E4M3FN => float::<crate::numerics::f8::F8E4M3FN>(word, Some(small_float::F8E4M3FN)).ok_or_else(bad)?,
+        E::F8E5M2 => float::<crate::numerics::f8::F8E5M2>(word, Some(small_float::F8E5M2)).ok_or_else(bad)?,
+        _ => {
+            let text = word.trim_start_matches('+');
+            if !crate::json::literal_text::is_json_number(text) {
+                return Err(bad());
+            }
+            let v = crate::json::literal::read_int_text(text, t).map_err(|e| at.error(e))?;
+            out.extend_from_slice(&v.to_le_bytes()[..t.byte_width()]);
+            c.eat(word);
+            return Ok(());
+        }
+    };
+    out.extend_from_slice(&bits.to_le_bytes()[..t.byte_width()]);
+    c.eat(word);
+    Ok(())
 }
 
 /// One element: a number, `true`/`false`, or `nan`/`inf` with a sign.
@@ -258,4 +359,57 @@ pub fn slice(c: &Cursor, raw: &str) -> Result<SliceBounds, HloError> {
         strides.push(st);
     }
     Ok((starts, limits, strides))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::{read_literal, Path};
+
+    /// The literal of `text` for `shape` through the dense bytes path and
+    /// through the JSON value path, both read by the JSON reader.
+    fn both(shape: &str, text: &str) -> (Result<crate::literal::Literal, String>, Result<crate::literal::Literal, String>) {
+        let parsed = Shape::parse(shape).expect("shape");
+        let read = |value: Result<Value, HloError>| {
+            value.map_err(|e| e.message).and_then(|v| read_literal(&v, &parsed, &Path::root(), 1 << 20).map_err(|e| e.message))
+        };
+        let Shape::Array(a) = &parsed else { panic!("array shape") };
+        let (element, _) = array_shape(shape).expect("array");
+        let complex = element.starts_with('c');
+        let is_float = element.starts_with('f') || element.starts_with("bf") || complex;
+        (read(dense(&mut Cursor::new(text, 1), a)), read(array_literal(&mut Cursor::new(text, 1), complex, is_float)))
+    }
+
+    #[test]
+    fn dense_constants_read_as_the_json_path_reads_them() {
+        let cases = [
+            ("f32[2,3]", "{ {1, 2.5, -0}, {1e-45, 3.4028235e38, nan} }"),
+            ("f32[4]", "{-nan, inf, -inf, +inf}"),
+            ("f32[3]", "{-0.000, +1.5, 0.1}"),
+            ("f64[3]", "{0.1, 1e308, -2.2250738585072014e-308}"),
+            ("f16[4]", "{65504, 65520, 6e-8, 1.00048828125}"),
+            ("bf16[3]", "{1.00390625, 3.1, -nan}"),
+            ("f8e4m3fn[3]", "{448, 464, nan}"),
+            ("f8e5m2[2]", "{57344, -inf}"),
+            ("s8[3]", "{-128, 127, +5}"),
+            ("u64[2]", "{18446744073709551615, 0}"),
+            ("pred[2]", "{true, false}"),
+            ("c64[2]", "{(1, 2), (-inf, nan)}"),
+            ("c128[]", "(0.1, -0)"),
+            ("s32[]", "7"),
+            ("f32[2,0]", "{ {}, {} }"),
+            ("f32[0,3]", "{}"),
+        ];
+        for (shape, text) in cases {
+            let (dense, tree) = both(shape, text);
+            let (dense, tree) = (dense.expect(text), tree.expect(text));
+            assert!(dense.bits_equal(&tree), "{shape} {text}: {dense:?} vs {tree:?}");
+        }
+        for (shape, text) in
+            [("s8[1]", "{128}"), ("s32[1]", "{1.5}"), ("f32[1]", "{1.}"), ("pred[1]", "{1}"), ("f32[2]", "{1, 2, 3}"), ("f32[1]", "{x}")]
+        {
+            let (dense, tree) = both(shape, text);
+            assert!(dense.is_err() && tree.is_err(), "{shape} {text}: {dense:?} / {tree:?}");
+        }
+    }
 }

@@ -206,11 +206,15 @@ fn complex_parts(v: &Value) -> Result<(&Value, &Value), String> {
 
 /// An integer element in the type's range, from a JSON integer or a decimal string.
 pub fn read_int(v: &Value, t: ElementType) -> Result<i128, String> {
-    let text = match v {
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => s.clone(),
-        _ => return Err(format!("expected an integer of type {t}")),
-    };
+    match v {
+        Value::Number(n) => read_int_text(&n.to_string(), t),
+        Value::String(s) => read_int_text(s, t),
+        _ => Err(format!("expected an integer of type {t}")),
+    }
+}
+
+/// An integer element from its decimal text, in the type's range.
+pub(crate) fn read_int_text(text: &str, t: ElementType) -> Result<i128, String> {
     let value: i128 = text.parse().map_err(|_| format!("`{text}` is not an integer (type {t})"))?;
     let (lo, hi) = int_range(t);
     if value < lo || value > hi {
@@ -246,7 +250,7 @@ fn read_float<T: Float>(v: &Value, format: Option<Format>) -> Result<T, String> 
     }
 }
 
-fn read_float_string<T: Float>(s: &str) -> Result<T, String> {
+pub(crate) fn read_float_string<T: Float>(s: &str) -> Result<T, String> {
     match s {
         "nan" => return Ok(T::from_f64(f64::NAN)),
         "-nan" => return Ok(T::from_f64(-f64::NAN)),

@@ -2,6 +2,7 @@
 
 mod attrs;
 pub mod literal;
+pub(crate) mod literal_text;
 mod module;
 pub mod ops;
 mod parse;
@@ -11,6 +12,7 @@ mod suggest;
 mod write;
 
 pub use literal::{read_literal, read_typed_literal, write_literal, write_typed_literal, WriteOptions};
+pub use literal_text::{read_literal_text, read_typed_literals, Layout};
 pub use module::{read_module, ReadOptions};
 pub use parse::parse_json;
 pub use path::Path;

@@ -53,7 +53,7 @@ pub fn literal(c: &Cursor, body: (usize, usize), ty: &Ty, max_elements: u64) -> 
     if !b.at_end() {
         return Err(b.error(format!("unexpected {} after the literal", b.found())));
     }
-    Ok(Dense::Full(bytes_literal(&bytes)))
+    Ok(Dense::Full(crate::json::literal_text::bytes_value(&bytes)))
 }
 
 /// A list nested as `dims` says, its elements appended as bytes.
@@ -76,19 +76,6 @@ fn nested(b: &mut Cursor, elem: ElementType, dims: &[i64], out: &mut Vec<u8>) ->
         return Err(b.error_at(at, format!("a list of {items} items where the type has {n}")));
     }
     Ok(())
-}
-
-/// `{"bytes": "hex"}`, the xla-json/1 form of raw little-endian elements.
-fn bytes_literal(bytes: &[u8]) -> Value {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut text = Vec::with_capacity(bytes.len() * 2);
-    for &x in bytes {
-        text.push(HEX[(x >> 4) as usize]);
-        text.push(HEX[(x & 15) as usize]);
-    }
-    let mut m = serde_json::Map::new();
-    m.insert("bytes".into(), Value::String(String::from_utf8(text).unwrap_or_default()));
-    Value::Object(m)
 }
 
 /// One element, rounded once into its type, appended as its bytes.
