@@ -145,7 +145,9 @@ fn float_bits(b: &mut Cursor, elem: ElementType) -> R<u64> {
     use crate::numerics::small_float;
     let at = b.pos;
     let special = [("inf", f64::INFINITY), ("-inf", f64::NEG_INFINITY), ("nan", f64::NAN), ("-nan", -f64::NAN)];
-    let word = special.iter().find(|(w, _)| b.eat_keyword(w)).map(|(_, v)| *v);
+    // Only a word starting so can be one of them: most elements skip the search.
+    let maybe_special = matches!(b.peek(), Some(b'i' | b'n' | b'-'));
+    let word = special.iter().find(|(w, _)| maybe_special && b.eat_keyword(w)).map(|(_, v)| *v);
     let t = if word.is_some() { "" } else { b.number_text()? };
     if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
         let bits = u64::from_str_radix(hex, 16).map_err(|_| b.error_at(at, format!("{} is not a hex float", quote(t))))?;
