@@ -104,7 +104,7 @@ fn array_literal(c: &mut Cursor, complex: bool, is_float: bool) -> Result<Value,
 fn dense(c: &mut Cursor, shape: &ArrayShape) -> Result<Value, HloError> {
     let width = shape.element_type.byte_width();
     // Every element takes at least one character: reserve no more than that.
-    let room = usize::try_from(shape.element_count()).unwrap_or(usize::MAX).saturating_mul(width);
+    let room = shape.element_count().saturating_mul(width);
     let mut out = Vec::with_capacity(room.min(c.rest().len().saturating_mul(16)));
     dense_level(c, shape, 0, &mut out)?;
     Ok(crate::json::literal_text::bytes_value(&out))

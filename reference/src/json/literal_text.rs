@@ -301,7 +301,8 @@ impl<'a> Scan<'a> {
         if Shape::Array(shape.clone()).written_size() > self.max_elements {
             return self.fail("more elements than the limit");
         }
-        let n = usize::try_from(shape.element_count()).ok()?;
+        // Every element takes at least a character: reserve no more than the text can fill.
+        let n = shape.element_count().min(self.b.len() - self.pos);
         let dims = &shape.dims;
         use ElementType as E;
         let data = match shape.element_type {
