@@ -38,7 +38,8 @@ impl Rng {
     }
 }
 
-const TYPES: [(char, ElementType); 4] = [('s', ElementType::F32), ('d', ElementType::F64), ('c', ElementType::C64), ('z', ElementType::C128)];
+const TYPES: [(char, ElementType); 4] =
+    [('s', ElementType::F32), ('d', ElementType::F64), ('c', ElementType::C64), ('z', ElementType::C128)];
 
 fn literal(ty: ElementType, dims: &[i64], v: &[(f64, f64)]) -> Literal {
     let dims = dims.to_vec();
@@ -75,8 +76,7 @@ fn eps(ty: ElementType) -> f64 {
 fn module(target: &str, params: &[Shape], opaque: &str) -> String {
     let (ty, routine) = lapack_abi::parse_name(target).expect("a LAPACK target");
     let names = ["a", "b"];
-    let ps: Vec<String> =
-        params.iter().enumerate().map(|(i, s)| format!(r#"{{"name": "{}", "shape": "{s}"}}"#, names[i])).collect();
+    let ps: Vec<String> = params.iter().enumerate().map(|(i, s)| format!(r#"{{"name": "{}", "shape": "{s}"}}"#, names[i])).collect();
     let refs: Vec<&Shape> = params.iter().collect();
     let instrs = if routine == lapack_abi::Routine::Orgqr {
         let geqrf = target.replace("orgqr", "geqrf").replace("ungqr", "geqrf");
@@ -97,10 +97,7 @@ fn module(target: &str, params: &[Shape], opaque: &str) -> String {
             operands.join(", ")
         )
     };
-    format!(
-        r#"{{"format": "xla-json/1", "computations": {{"main": {{"params": [{}], "instructions": [{instrs}]}}}}}}"#,
-        ps.join(", ")
-    )
+    format!(r#"{{"format": "xla-json/1", "computations": {{"main": {{"params": [{}], "instructions": [{instrs}]}}}}}}"#, ps.join(", "))
 }
 
 /// Runs on both engines and compares leaf by leaf: s32 leaves exactly,
@@ -151,9 +148,9 @@ fn getrf_geqrf_orgqr_agree() {
             let shape = Shape::parse(&format!("{t}[3,{m},{n}]")).expect("shape");
             let arg = literal(ty, &dims, &v);
             let getrf = format!("lapack_{letter}getrf_ffi");
-            compare(&getrf, &module(&getrf, &[shape.clone()], ""), vec![arg.clone()], ty, 6);
+            compare(&getrf, &module(&getrf, std::slice::from_ref(&shape), ""), vec![arg.clone()], ty, 6);
             let geqrf = format!("lapack_{letter}geqrf_ffi");
-            compare(&geqrf, &module(&geqrf, &[shape.clone()], ""), vec![arg.clone()], ty, 6);
+            compare(&geqrf, &module(&geqrf, std::slice::from_ref(&shape), ""), vec![arg.clone()], ty, 6);
             if m >= n {
                 let orgqr = format!("lapack_{letter}{}_ffi", if complex { "ungqr" } else { "orgqr" });
                 compare(&orgqr, &module(&orgqr, &[shape], ""), vec![arg], ty, 6);
@@ -195,7 +192,7 @@ fn potrf_agrees_including_not_positive_definite() {
         let arg = literal(ty, &[3, n as i64, n as i64], &v);
         let name = format!("lapack_{letter}potrf_ffi");
         for uplo in ["{uplo = 76 : ui8}", "{uplo = 85 : ui8}"] {
-            compare(&format!("{name} {uplo}"), &module(&name, &[shape.clone()], uplo), vec![arg.clone()], ty, n);
+            compare(&format!("{name} {uplo}"), &module(&name, std::slice::from_ref(&shape), uplo), vec![arg.clone()], ty, n);
         }
     }
 }

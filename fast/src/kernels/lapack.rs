@@ -24,7 +24,16 @@ type R<T> = Result<T, RunError>;
 
 /// f32, f64, c64, c128 with the few operations the routines need.
 trait El:
-    Copy + Send + Sync + PartialEq + Stored + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Div<Output = Self> + Neg<Output = Self>
+    Copy
+    + Send
+    + Sync
+    + PartialEq
+    + Stored
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
 {
     const ZERO: Self;
     const ONE: Self;

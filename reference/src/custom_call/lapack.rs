@@ -265,8 +265,8 @@ pub(crate) fn potrf<T: Scalar>(a: &mut [T], n: usize, lower: bool, w: &mut [T]) 
             dot = dot + (x.re() * x.re() + x.im() * x.im());
         }
         let d = w[j * n + j].re() - dot;
-        // `!(d > 0)` catches NaN too.
-        if !(d > T::Real::zero()) {
+        // Not positive, or NaN.
+        if d.partial_cmp(&T::Real::zero()) != Some(std::cmp::Ordering::Greater) {
             w[j * n + j] = T::from_real(d);
             info = (j + 1) as i32;
             break;
@@ -523,7 +523,14 @@ mod tests {
     #[test]
     fn qr_reconstructs() {
         let (m, n) = (3, 2);
-        let a0 = vec![Complex::new(1.0f64, 1.0), Complex::new(2.0, 0.0), Complex::new(0.0, -1.0), Complex::new(1.0, 0.5), Complex::new(3.0, 0.0), Complex::new(-1.0, 2.0)];
+        let a0 = vec![
+            Complex::new(1.0f64, 1.0),
+            Complex::new(2.0, 0.0),
+            Complex::new(0.0, -1.0),
+            Complex::new(1.0, 0.5),
+            Complex::new(3.0, 0.0),
+            Complex::new(-1.0, 2.0),
+        ];
         let mut a = a0.clone();
         let mut tau = vec![Complex::new(0.0, 0.0); 2];
         let mut w = vec![Complex::new(0.0, 0.0); n];
