@@ -5,6 +5,8 @@
 //! registry, whose built-in LAPACK targets implement them. The LAPACK
 //! flags are characters in `mhlo.backend_config` (`uplo = 76 : ui8` is
 //! 'L'); the CustomCall's opaque string carries them as `{uplo = 76}`.
+//! A `trsm` whose flags are in a `backend_config` string (what
+//! `xlaref export` writes for an xla-json CustomCall) stays a CustomCall.
 
 use serde_json::json;
 
@@ -30,7 +32,11 @@ pub fn custom_call<'a>(ctx: &mut Ctx<'a>, op: &'a Op<'a>, names: Vec<String>) ->
     };
     let lapack = target.strip_prefix("lapack_").and_then(|t| t.strip_suffix("_ffi")).map(|t| t.get(1..).unwrap_or(""));
     let mut out = Out::new();
-    if lapack == Some("trsm") {
+    // JAX writes the flags in `mhlo.backend_config`; a `backend_config`
+    // string is xlaref's own export of an xla-json CustomCall, which stays
+    // one (the round trip keeps the target).
+    let exported = matches!(op.attr("backend_config"), Some(Attr::Str(s)) if !s.is_empty());
+    if lapack == Some("trsm") && !exported {
         let transpose_a = match lapack_flag(ctx, op, "trans_x", 'N')? {
             'T' => "TRANSPOSE",
             'C' => "ADJOINT",
