@@ -1,6 +1,7 @@
 //! The world through the library API: user custom-call targets, the feed
 //! queues, and both engines agreeing on them.
 
+use xlaref_reference::custom_call::Registry;
 use xlaref_reference::eval::{self, Env, Limits};
 use xlaref_reference::json::{self, ReadOptions};
 use xlaref_reference::literal::{ArrayLiteral, Literal};
@@ -8,9 +9,14 @@ use xlaref_reference::types::Shape;
 use xlaref_reference::verify::{self, VerifiedModule, VerifyOptions};
 use xlaref_reference::RunError;
 
+/// Verified against the built-in targets and `user.scale` (the verifier
+/// knows the targets it is told of).
 fn module(text: &str) -> VerifiedModule {
     let m = json::parse_module(text, ReadOptions { max_elements: 1 << 20 }).expect("module reads");
-    verify::verify(m, &VerifyOptions::default()).expect("module verifies")
+    let mut targets = Registry::default();
+    targets.register("user.scale", scale);
+    let options = VerifyOptions { custom_call_targets: targets.known_targets(), ..VerifyOptions::default() };
+    verify::verify(m, &options).expect("module verifies")
 }
 
 const SCALE: &str = r#"{"format": "xla-json/1", "computations": {"main": {
@@ -51,6 +57,15 @@ fn unknown_target_names_the_registered_ones() {
     let mut env = Env::new(Limits::default());
     let e = eval::run(&m, vec![arg], &mut env).unwrap_err().to_string();
     assert!(e.contains("user.scale") && e.contains("xlaref.identity"), "{e}");
+}
+
+#[test]
+fn verify_rejects_targets_it_is_not_told_of() {
+    let m = json::parse_module(SCALE, ReadOptions { max_elements: 1 << 20 }).expect("module reads");
+    let e = verify::verify(m.clone(), &VerifyOptions::default()).unwrap_err().to_string();
+    assert!(e.contains("no target named `user.scale`"), "{e}");
+    let any = VerifyOptions { custom_call_targets: xlaref_reference::custom_call::KnownTargets::any(), ..VerifyOptions::default() };
+    assert!(verify::verify(m, &any).is_ok());
 }
 
 #[test]

@@ -177,6 +177,14 @@ def programs():
                random_threefry, [np.uint32(42)])
     yield case("argmax_reduction", "jnp.argmax/argmin (variadic reduce) and max",
                argmax_reduction, [np.array([[1, 5, 5, 2], [np.nan, 0, 3, 3], [-1, -1, -2, -1]], np.float32)])
+    # LAPACK custom calls on CPU: getrf (+ trsm) for solve and inv, geqrf + orgqr/ungqr for qr.
+    yield case("linalg_solve", "jnp.linalg.solve (LAPACK getrf + trsm custom calls on CPU)",
+               jnp.linalg.solve, [normal(4, 4).astype(np.float64), normal(4, 2).astype(np.float64)],
+               {"rel": 1e-10, "abs": 1e-12})
+    yield case("linalg_inv", "jnp.linalg.inv of a batch of 2 well-conditioned matrices (LAPACK getrf + trsm on CPU)",
+               jnp.linalg.inv, [normal(2, 3, 3) + 3 * np.eye(3, dtype=np.float32)], F32)
+    yield case("linalg_qr", "jnp.linalg.qr, reduced, complex (LAPACK geqrf + ungqr custom calls on CPU)",
+               jnp.linalg.qr, [(normal(4, 3) + 1j * normal(4, 3)).astype(np.complex64)], F32)
 
 
 def main():

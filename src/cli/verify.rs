@@ -38,7 +38,7 @@ pub fn run(a: VerifyArgs) -> i32 {
             return EXIT_BAD_INPUT;
         }
     };
-    match verify::verify(module, &VerifyOptions { max_elements: a.max_elements, strict: a.strict }) {
+    match verify::verify(module, &VerifyOptions { max_elements: a.max_elements, strict: a.strict, ..VerifyOptions::default() }) {
         Ok(vm) => {
             for (id, c) in vm.module().computations.iter().enumerate() {
                 let entry = if id == vm.entry() { " (entry)" } else { "" };

@@ -139,6 +139,11 @@ pub fn allowance(module: &VerifiedModule, comp: usize, instr: usize, operands: &
             return parts;
         }
     }
+    if let Op::CustomCall { target_name, .. } = op {
+        if let Some(a) = lapack(target_name, operands, reference) {
+            return a;
+        }
+    }
     let Some(result) = reference.as_array() else { return Allowance::Exact };
     let Some(precision) = Precision::of(result.element_type()) else {
         // Integer and pred results are exact everywhere.
@@ -517,6 +522,24 @@ fn linalg(p: Precision, result: &ArrayLiteral, operands: &[&Literal]) -> Allowan
         Allowance::Intervals(v) if overflows => Allowance::Intervals(v.into_iter().map(|i| Interval { may_overflow: true, ..i }).collect()),
         other => other,
     }
+}
+
+/// xlaref's built-in LAPACK targets (custom_call/lapack_abi.rs): pivots and
+/// `info` (s32) exactly; each floating-point result under Cholesky's and
+/// TriangularSolve's bound, `8·(n + 8)·u·(|x| + mean|x|)` with `n` the
+/// largest operand's element count, a backward-error style bound for
+/// unblocked factorizations and substitutions whose sums the engines order
+/// differently (tests/lapack_differential.rs). `None` for other targets.
+fn lapack(target: &str, operands: &[&Literal], reference: &Literal) -> Option<Allowance> {
+    xlaref_reference::custom_call::lapack_abi::parse_name(target)?;
+    let leaf = |l: &Literal| match l.as_array() {
+        Some(a) => Precision::of(a.element_type()).map_or(Allowance::Exact, |p| linalg(p, a, operands)),
+        None => Allowance::Exact,
+    };
+    Some(match reference {
+        Literal::Tuple(parts) => Allowance::Parts(parts.iter().map(leaf).collect()),
+        other => leaf(other),
+    })
 }
 
 /// A computation whose root adds its two parameters.

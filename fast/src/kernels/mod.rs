@@ -9,6 +9,7 @@ pub mod elementwise;
 pub mod fft;
 pub mod gemm;
 pub mod indexing;
+pub mod lapack;
 pub mod layout;
 pub mod linalg;
 pub mod precision;

@@ -38,11 +38,16 @@ pub struct VerifyOptions {
     /// "Extensions"): rank-2 Cholesky and TriangularSolve, a u64[2] PHILOX
     /// state.
     pub strict: bool,
+    /// The CustomCall targets a module may name, with their shape rules
+    /// (default: the built-in registry's, `Registry::default().known_targets()`;
+    /// a library user who registers targets passes their registry's, or
+    /// `KnownTargets::any()` to leave the names to run time).
+    pub custom_call_targets: crate::custom_call::KnownTargets,
 }
 
 impl Default for VerifyOptions {
     fn default() -> Self {
-        VerifyOptions { max_elements: 1 << 28, strict: false }
+        VerifyOptions { max_elements: 1 << 28, strict: false, custom_call_targets: Default::default() }
     }
 }
 

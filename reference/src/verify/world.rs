@@ -7,11 +7,11 @@ use super::Ctx;
 use crate::ir::Op;
 use crate::types::{ElementType, Shape};
 
-pub fn infer(op: &Op, operands: &[&Shape], _ctx: &Ctx) -> Check<Shape> {
+pub fn infer(op: &Op, operands: &[&Shape], ctx: &Ctx) -> Check<Shape> {
     match op {
         Op::Infeed { shape, .. } => infeed(shape, operands),
         Op::Outfeed { .. } => outfeed(operands),
-        Op::CustomCall { shape, .. } => custom_call(shape, operands),
+        Op::CustomCall { target_name, shape, opaque } => custom_call(target_name, shape, opaque, operands, ctx),
         Op::GetDimensionSize { dimension } => get_dimension_size(*dimension, operands),
         Op::SetDimensionSize { dimension } => set_dimension_size(*dimension, operands),
         _ => Err(format!("{} is not a world op", op.name())),
@@ -71,10 +71,14 @@ pub fn outfeed(operands: &[&Shape]) -> Check<Shape> {
     Ok(Shape::Token)
 }
 
-/// CustomCall(target_name, args..., shape): any operands, the declared
-/// result shape. Whether the target exists is a fact of the world the
-/// module runs in, checked when it runs.
-pub fn custom_call(shape: &Shape, _operands: &[&Shape]) -> Check<Shape> {
+/// CustomCall(target_name, args..., shape): the declared result shape.
+/// Which targets exist is a fact of the world the module runs in, so the
+/// verifier asks the world's description it was given
+/// (`VerifyOptions::custom_call_targets`, by default the built-in
+/// registry's): an unknown name is an error, and a target with a shape
+/// rule (the LAPACK ones) checks the operands and the declared shape.
+pub fn custom_call(target: &str, shape: &Shape, opaque: &str, operands: &[&Shape], ctx: &Ctx) -> Check<Shape> {
+    ctx.options.custom_call_targets.check(target, operands, shape, opaque)?;
     Ok(shape.clone())
 }
 

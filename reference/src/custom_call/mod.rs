@@ -19,12 +19,24 @@
 //! | `xlaref.zeros` | ignored | zeros (false, +0) of `shape`, tuples and tokens included |
 //! | `xlaref.constant` | ignored | the literal of `shape` written as JSON in `opaque` (FORMAT.md §2) |
 //!
-//! A call to a target the registry does not hold fails at run time with
-//! [`RunError::CustomCall`], naming the known targets: which targets exist
-//! is a fact of the world the module runs in, not of the module, so the
-//! verifier (which sees only the module) does not check it.
+//! LAPACK targets (`lapack_?getrf_ffi`, `lapack_?potrf_ffi`,
+//! `lapack_?geqrf_ffi`, `lapack_?orgqr_ffi`/`lapack_?ungqr_ffi`,
+//! `lapack_?trsm_ffi` for `?` in s, d, c, z), the ones JAX's CPU lowering
+//! of `jnp.linalg` emits: see [`lapack_abi`] for their contract and
+//! [`lapack`] for the reference's algorithms (docs/semantics-decisions.md,
+//! "LAPACK custom-call targets").
+//!
+//! Which targets exist is a fact of the world the module runs in: the
+//! verifier checks a module against [`KnownTargets`] (by default the
+//! built-in registry's, [`Registry::known_targets`]), which says the names
+//! and the shape rules of the built-in LAPACK targets. A call to a target
+//! the registry does not hold (a module verified against other targets)
+//! fails at run time with [`RunError::CustomCall`], naming the known ones.
 
-use std::collections::BTreeMap;
+pub mod lapack;
+pub mod lapack_abi;
+
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Arc;
 
@@ -36,10 +48,69 @@ use crate::types::Shape;
 /// `opaque` (or `backend_config`) string.
 pub type Target = Arc<dyn Fn(&[Literal], &Shape, &str) -> Result<Literal, RunError> + Send + Sync>;
 
+/// A verifier rule of a target: given the operand shapes, the declared
+/// result shape and the opaque string, `Err` says which rule is broken.
+pub type ShapeRule = fn(&str, &[&Shape], &Shape, &str) -> Result<(), String>;
+
 /// The custom-call targets a run may call, by name.
 #[derive(Clone)]
 pub struct Registry {
     targets: BTreeMap<String, Target>,
+    /// The names still bound to xlaref's built-in target (cleared when a
+    /// user registers or unregisters the name): the fast engine runs its
+    /// own kernels for these.
+    builtin: BTreeSet<String>,
+    /// Shape rules of the built-in targets that have one (the LAPACK ones).
+    rules: BTreeMap<String, ShapeRule>,
+}
+
+/// What the verifier knows about custom-call targets: their names, and
+/// the shape rules of those that have one ([`crate::verify::VerifyOptions`]).
+#[derive(Clone)]
+pub struct KnownTargets {
+    /// `None`: any name is accepted (and checked when the module runs).
+    names: Option<BTreeMap<String, Option<ShapeRule>>>,
+}
+
+impl Default for KnownTargets {
+    /// The built-in registry's targets.
+    fn default() -> Self {
+        Registry::with_builtins().known_targets()
+    }
+}
+
+impl fmt::Debug for KnownTargets {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.names {
+            None => f.write_str("KnownTargets(any)"),
+            Some(n) => f.debug_set().entries(n.keys()).finish(),
+        }
+    }
+}
+
+impl KnownTargets {
+    /// Accepts every target name, with no shape rule: which targets exist
+    /// is then checked only when the module runs.
+    pub fn any() -> KnownTargets {
+        KnownTargets { names: None }
+    }
+
+    /// Checks a CustomCall of `name` against the known targets.
+    pub fn check(&self, name: &str, operands: &[&Shape], declared: &Shape, opaque: &str) -> Result<(), String> {
+        let Some(names) = &self.names else { return Ok(()) };
+        match names.get(name) {
+            None => {
+                let known: Vec<&str> = names.keys().map(String::as_str).collect();
+                let known = if known.is_empty() { "none".to_string() } else { known.join(", ") };
+                Err(format!(
+                    "unknown custom-call target: no target named `{name}` is registered (known targets: {known}); \
+                     a library user registering targets passes Registry::known_targets() in VerifyOptions"
+                ))
+            }
+            Some(Some(rule)) => rule(name, operands, declared, opaque),
+            Some(None) => Ok(()),
+        }
+    }
 }
 
 impl Default for Registry {
@@ -58,7 +129,7 @@ impl fmt::Debug for Registry {
 impl Registry {
     /// A registry with no targets.
     pub fn empty() -> Registry {
-        Registry { targets: BTreeMap::new() }
+        Registry { targets: BTreeMap::new(), builtin: BTreeSet::new(), rules: BTreeMap::new() }
     }
 
     /// A registry with the built-in `xlaref.*` targets.
@@ -69,7 +140,25 @@ impl Registry {
         r.register("xlaref.add", add);
         r.register("xlaref.zeros", |_: &[Literal], shape: &Shape, _: &str| Ok(zeros(shape)));
         r.register("xlaref.constant", constant);
+        for name in lapack_abi::target_names() {
+            let call = name.clone();
+            r.register(name.clone(), move |operands: &[Literal], shape: &Shape, opaque: &str| lapack::call(&call, operands, shape, opaque));
+            r.rules.insert(name, lapack_abi::check);
+        }
+        r.builtin = r.targets.keys().cloned().collect();
         r
+    }
+
+    /// Whether `name` is bound to xlaref's built-in target of that name
+    /// (not replaced or removed by a user).
+    pub fn is_builtin(&self, name: &str) -> bool {
+        self.builtin.contains(name)
+    }
+
+    /// The names and shape rules the verifier checks CustomCalls against.
+    pub fn known_targets(&self) -> KnownTargets {
+        let names = self.targets.keys().map(|n| (n.clone(), self.rules.get(n).copied())).collect();
+        KnownTargets { names: Some(names) }
     }
 
     /// Adds (or replaces) a target; returns the one it replaced.
@@ -77,11 +166,16 @@ impl Registry {
     where
         F: Fn(&[Literal], &Shape, &str) -> Result<Literal, RunError> + Send + Sync + 'static,
     {
-        self.targets.insert(name.into(), Arc::new(f))
+        let name = name.into();
+        self.builtin.remove(&name);
+        self.rules.remove(&name);
+        self.targets.insert(name, Arc::new(f))
     }
 
     /// Removes a target; returns it.
     pub fn unregister(&mut self, name: &str) -> Option<Target> {
+        self.builtin.remove(name);
+        self.rules.remove(name);
         self.targets.remove(name)
     }
 
@@ -199,6 +293,21 @@ mod tests {
         assert_eq!(r.call("two", &[], &s32, "").unwrap(), Literal::from(ArrayLiteral::scalar(2i32)));
         let f32 = Shape::scalar(ElementType::F32);
         assert!(r.call("two", &[], &f32, "").unwrap_err().to_string().contains("returned a value of shape s32[]"));
+    }
+
+    #[test]
+    fn builtin_names_and_known_targets() {
+        let mut r = Registry::default();
+        assert!(r.is_builtin("lapack_sgetrf_ffi") && r.is_builtin("xlaref.add"));
+        let known = r.known_targets();
+        let a = Shape::parse("f32[3,3]").unwrap();
+        assert!(known.check("nope", &[], &a, "").unwrap_err().contains("no target named `nope`"));
+        assert!(known.check("lapack_sgetrf_ffi", &[&a], &a, "").unwrap_err().contains("returns (f32[3,3], s32[3], s32[])"));
+        assert!(known.check("xlaref.identity", &[&a], &a, "").is_ok());
+        r.register("lapack_sgetrf_ffi", identity);
+        assert!(!r.is_builtin("lapack_sgetrf_ffi"));
+        assert!(r.known_targets().check("lapack_sgetrf_ffi", &[&a], &a, "").is_ok());
+        assert!(KnownTargets::any().check("nope", &[], &a, "").is_ok());
     }
 
     #[test]
