@@ -1,4 +1,4 @@
-"""Translate an xla-json/1 module (FORMAT.md section 3) into HLO text.
+"""Translate an xla-json/1 module (docs/format.md section 3) into HLO text.
 
 Every instruction becomes the HLO instruction XlaBuilder would emit for the
 document's op, with the result shape inferred here (HLO text states every

@@ -1,5 +1,5 @@
 """The xla-json/1 reading rules the adapter enforces before translating
-(FORMAT.md section 3): known keys, attribute names per op, operand counts.
+(docs/format.md section 3): known keys, attribute names per op, operand counts.
 These are rules of the format and of XlaBuilder's signatures, not of XLA's
 compiler, so the adapter checks them itself."""
 from xlajson import Reject

@@ -160,7 +160,7 @@ def run(req):
         raise Reject("module nested too deeply")
     if any(has_bounded(p) for p in params):
         raise Unsupported("parameters with bounded dynamic dimensions: jaxlib's execute takes static buffers only")
-    # Without replica_args every replica takes `args` (FORMAT.md section 4).
+    # Without replica_args every replica takes `args` (docs/format.md section 4).
     arg_lists = req.get("replica_args") if "replica_args" in req else [req.get("args", [])] * replicas
     if not isinstance(arg_lists, list) or len(arg_lists) != replicas:
         raise Reject(f"`replica_args` must hold one argument list for each of the {replicas} replicas")

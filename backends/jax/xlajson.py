@@ -1,4 +1,4 @@
-"""xla-json/1 shapes and literals (FORMAT.md sections 1 and 2) <-> numpy.
+"""xla-json/1 shapes and literals (docs/format.md sections 1 and 2) <-> numpy.
 
 Shapes are kept as small Python values:
   ("array", etype, dims)   e.g. ("array", "f32", (2, 3))
@@ -39,7 +39,7 @@ MAX_ELEMENTS = 1 << 26
 
 
 class Bounded(int):
-    """A bounded dynamic dimension `<=N` (FORMAT.md section 1). It compares
+    """A bounded dynamic dimension `<=N` (docs/format.md section 1). It compares
     as its bound N, so the adapter's static shape inference carries it
     through every op that copies dimensions; shape_text spells it `<=N`."""
 

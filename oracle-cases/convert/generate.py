@@ -436,13 +436,13 @@ def error_cases():
                                           "instructions": instr}}}
     arg = [typed("f32", [Raw("1"), Raw("2")])]
     for name in ["f128", "token", "int32", "float"]:
-        emit(f, case(f"convert/errors/unknown_type_{name}", "FORMAT.md §3: element types are named as in §1 (a read error)",
+        emit(f, case(f"convert/errors/unknown_type_{name}", "docs/format.md §3: element types are named as in §1 (a read error)",
                      mod([{"name": "r", "op": "ConvertElementType", "operands": ["x"], "new_element_type": name}]),
                      arg, {"error": "unknown element type"}))
     emit(f, case("convert/errors/missing_new_element_type", "operation_semantics: ConvertElementType takes new_element_type",
                  mod([{"name": "r", "op": "ConvertElementType", "operands": ["x"]}]), arg,
                  {"error": "needs the attribute `new_element_type`"}))
-    emit(f, case("convert/errors/new_element_type_not_a_string", "FORMAT.md §3: an element type is its name, a string",
+    emit(f, case("convert/errors/new_element_type_not_a_string", "docs/format.md §3: an element type is its name, a string",
                  mod([{"name": "r", "op": "ConvertElementType", "operands": ["x"], "new_element_type": 11}]), arg,
                  {"error": "new_element_type"}))
     emit(f, case("convert/errors/two_operands", "operation_semantics: ConvertElementType(operand, new_element_type)",

@@ -664,10 +664,10 @@ def int_cases():
             unary_case(file, op, t, "values", vals, xla=xla_ok, comment=comment)
     unary_case("bits", "Not", "pred", "values", [False, True, True, False])
     # The alias LogicalNot
-    c = case("unary/LogicalNot/pred/alias", "FORMAT.md §3: LogicalNot is an alias of Not; " + XLA + ": not on pred",
+    c = case("unary/LogicalNot/pred/alias", "docs/format.md §3: LogicalNot is an alias of Not; " + XLA + ": not on pred",
              unary_module("LogicalNot", "pred", [2]), [typed("pred", [True, False])], typed("pred", [False, True]))
     emit("bits", c)
-    c = case("unary/LogicalNot/s32/alias", "FORMAT.md §3: LogicalNot is an alias of Not (bitwise on integers); " + XLA,
+    c = case("unary/LogicalNot/s32/alias", "docs/format.md §3: LogicalNot is an alias of Not (bitwise on integers); " + XLA,
              unary_module("LogicalNot", "s32", [3]), [typed("s32", [Raw("0"), Raw("-1"), Raw("5")])],
              typed("s32", [Raw("-1"), Raw("0"), Raw("-6")]))
     emit("bits", c)

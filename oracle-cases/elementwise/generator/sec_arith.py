@@ -150,7 +150,7 @@ def gen():
         for t in ["pred", "s32", "u8"]:
             x, y = ARITH["pred"] if t == "pred" else BITW[t]
             binop(F.format("bitwise"), f"elementwise/{op[0].lower() + op[1:]}/{t}", op, t, x, y, None, hand(op, t, x, y),
-                  "FORMAT.md §3: LogicalAnd/LogicalOr are aliases of And/Or; " + src_for(op, t))
+                  "docs/format.md §3: LogicalAnd/LogicalOr are aliases of And/Or; " + src_for(op, t))
     for op in ["ShiftLeft", "ShiftRightArithmetic", "ShiftRightLogical"]:
         for t in INTS:
             x, y = SHIFT[t]

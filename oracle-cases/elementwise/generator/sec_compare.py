@@ -126,7 +126,7 @@ def gen():
               t, x, y, DIRS6, total=True)
     # the generic Compare op
     x = [1, 2, 3, "nan", "-0"]; y = [2, 2, 1, "nan", 0]
-    multi(FG, "compare/compare_op/f32_each_direction", "operation_semantics: Element-wise comparison operations, written as Compare with comparison_direction (FORMAT.md §3); checked on " + XLA,
+    multi(FG, "compare/compare_op/f32_each_direction", "operation_semantics: Element-wise comparison operations, written as Compare with comparison_direction (docs/format.md §3); checked on " + XLA,
           "f32", x, y, ["EQ", "NE", "GE", "GT", "LE", "LT"], generic=True)
     multi(FG, "compare/compare_op/f32_float_type", "operation_semantics: Element-wise comparison operations, Compare with comparison_type FLOAT (IEEE); checked on " + XLA,
           "f32", x, y, ["EQ", "NE", "GE", "GT", "LE", "LT"], generic=True, comparison_type="FLOAT")

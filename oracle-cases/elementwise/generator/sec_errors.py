@@ -102,7 +102,7 @@ def gen():
     bin_err(FE, "elementwise/errors/composition_size_mismatch", B + "Broadcast composition: the mapped sizes must still match or be 1",
             "Add", "f32[4]", "f32[1,3]", [1, 2, 3, 4], [[1, 2, 3]], "maps dimension 0 (size 4) to dimension 1 (size 3)", bd=[1])
     # shape declared on the instruction
-    err(FE, "elementwise/errors/declared_result_shape_mismatch", "FORMAT.md §3: a stated result shape is checked against the inferred one (the broadcast shape)",
+    err(FE, "elementwise/errors/declared_result_shape_mismatch", "docs/format.md §3: a stated result shape is checked against the inferred one (the broadcast shape)",
         [("x", "f32[2,1]"), ("y", "f32[1,3]")], [{"name": "r", "op": "Add", "operands": ["x", "y"], "shape": "f32[2,1]"}],
         [[[1], [2]], [[1, 2, 3]]], "f32[2,3]")
 
@@ -135,11 +135,11 @@ def gen():
         [("x", "f32[2]")], [{"name": "r", "op": "Compare", "operands": ["x", "x", "x"], "comparison_direction": "EQ"}], [[1, 2]], "takes 2 operands, got 3")
     err(FCE, "compare/errors/lt_tuple_operand", C + ": lhs is an array of type T",
         [("t", "(f32[2])"), ("y", "f32[2]")], [{"name": "r", "op": "Lt", "operands": ["t", "y"]}], [{"tuple": [[1, 2]]}, [1, 2]], "lhs must be an array")
-    err(FCE, "compare/errors/compare_without_direction", "FORMAT.md §3: Compare takes comparison_direction",
+    err(FCE, "compare/errors/compare_without_direction", "docs/format.md §3: Compare takes comparison_direction",
         [("x", "f32[2]")], [{"name": "r", "op": "Compare", "operands": ["x", "x"]}], [[1, 2]], "comparison_direction")
-    bin_err(FCE, "compare/errors/compare_unknown_direction", "FORMAT.md §3: comparison_direction is one of EQ, NE, GE, GT, LE, LT",
+    bin_err(FCE, "compare/errors/compare_unknown_direction", "docs/format.md §3: comparison_direction is one of EQ, NE, GE, GT, LE, LT",
             "Compare", "f32[2]", "f32[2]", [1, 2], [1, 2], "unknown comparison direction", extra={"comparison_direction": "XX"})
-    bin_err(FCE, "compare/errors/compare_unknown_type", "FORMAT.md §3: comparison_type is one of FLOAT, TOTALORDER, SIGNED, UNSIGNED",
+    bin_err(FCE, "compare/errors/compare_unknown_type", "docs/format.md §3: comparison_type is one of FLOAT, TOTALORDER, SIGNED, UNSIGNED",
             "Compare", "f32[2]", "f32[2]", [1, 2], [1, 2], "unknown comparison type", extra={"comparison_direction": "EQ", "comparison_type": "BOGUS"})
 
 if __name__ == "__main__":
