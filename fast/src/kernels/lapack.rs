@@ -313,15 +313,7 @@ fn potrf<T: El>(a: &mut [T], n: usize, lower: bool, l: &mut [T], clock: Clock) -
             row_i[j] = (row_i[j] - s).div_re(d);
         }
     }
-    for i in 0..n {
-        for j in 0..=i {
-            if lower {
-                a[i * n + j] = l[i * n + j];
-            } else {
-                a[j * n + i] = l[i * n + j].conj();
-            }
-        }
-    }
+    super::linalg::store_factor(l, n, lower, a, T::conj);
     info
 }
 

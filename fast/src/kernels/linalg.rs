@@ -202,18 +202,25 @@ fn cholesky_batch<T: Field>(a: &[T], n: usize, lower: bool) -> Vec<T> {
                 result.fill(T::NAN);
                 return;
             }
-            for i in 0..n {
-                for j in 0..=i {
-                    if lower {
-                        result[i * n + j] = l[i * n + j];
-                    } else {
-                        result[j * n + i] = l[i * n + j].conj();
-                    }
-                }
-            }
+            store_factor(l, n, lower, result, T::conj);
         },
     );
     out
+}
+
+/// Writes the lower factor `l` (`n`×`n`, row-major) into the triangle the
+/// op names: as it is for the lower one, conjugate-transposed for the upper
+/// one (`A = L·Lᴴ = Uᴴ·U` with `U = Lᴴ`). The other triangle is left alone.
+pub(crate) fn store_factor<T: Copy>(l: &[T], n: usize, lower: bool, out: &mut [T], conj: impl Fn(T) -> T) {
+    for i in 0..n {
+        for j in 0..=i {
+            if lower {
+                out[i * n + j] = l[i * n + j];
+            } else {
+                out[j * n + i] = conj(l[i * n + j]);
+            }
+        }
+    }
 }
 
 /// Factors the lower triangle of `l` in place; false if not positive

@@ -284,15 +284,7 @@ pub(crate) fn potrf<T: Scalar>(a: &mut [T], n: usize, lower: bool, w: &mut [T]) 
             break;
         }
     }
-    for i in 0..n {
-        for j in 0..=i {
-            if lower {
-                a[i * n + j] = w[i * n + j];
-            } else {
-                a[j * n + i] = w[i * n + j].conj();
-            }
-        }
-    }
+    crate::eval::linalg::store_factor(w, n, lower, a, T::conj);
     info
 }
 
