@@ -3,6 +3,8 @@
 //! their last use.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
+use std::rc::Rc;
 
 use xlaref_reference::eval::Env;
 use xlaref_reference::ir::{ComputationId, ConditionalForm, Op};
@@ -11,6 +13,7 @@ use xlaref_reference::types::{ArrayShape, Shape};
 use xlaref_reference::verify::VerifiedModule;
 use xlaref_reference::RunError;
 
+use crate::fusion::{self, Plan, Role};
 use crate::kernels::{self, elementwise as ew, layout};
 
 type R<T> = Result<T, RunError>;
@@ -28,11 +31,38 @@ pub struct Executor<'a> {
     pub module: &'a VerifiedModule,
     pub env: &'a mut Env,
     depth: usize,
+    /// Whether element-wise chains run fused (`fusion.rs`).
+    fuse: bool,
+    /// Each computation's fusion plan, made on its first call.
+    plans: HashMap<ComputationId, Rc<Plan>>,
 }
 
 impl<'a> Executor<'a> {
     pub fn new(module: &'a VerifiedModule, env: &'a mut Env) -> Self {
-        Executor { module, env, depth: 0 }
+        Executor { module, env, depth: 0, fuse: fusion::enabled_by_environment(), plans: HashMap::new() }
+    }
+
+    /// An executor that runs every op on its own (the differential tests
+    /// compare it with the fused run).
+    pub fn unfused(module: &'a VerifiedModule, env: &'a mut Env) -> Self {
+        Executor { fuse: false, ..Executor::new(module, env) }
+    }
+
+    fn plan(&mut self, id: ComputationId) -> Rc<Plan> {
+        let module = self.module;
+        let fuse = self.fuse;
+        self.plans
+            .entry(id)
+            .or_insert_with(|| {
+                let c = module.computation(id);
+                if fuse {
+                    let shapes: Vec<&Shape> = (0..c.instructions.len()).map(|i| module.shape(id, i)).collect();
+                    Rc::new(fusion::plan(c, &shapes))
+                } else {
+                    Rc::new(Plan { roles: vec![Role::Alone; c.instructions.len()], groups: Vec::new() })
+                }
+            })
+            .clone()
     }
 
     /// Runs computation `id` on `args`.
@@ -69,10 +99,33 @@ impl<'a> Executor<'a> {
         }
         readers[c.root] += 1;
         let mut values: Vec<Option<Cow<'v, Literal>>> = vec![None; n];
+        let plan = self.plan(id);
         for (i, instr) in c.instructions.iter().enumerate() {
             self.env.check_deadline()?;
             let value = if let Op::Parameter { .. } = instr.op {
                 args.next().ok_or_else(|| bad("missing argument"))?
+            } else if plan.roles[i] == Role::Member {
+                // Runs with its group's root; its operands stay live until then.
+                continue;
+            } else if let Role::Root(g) = plan.roles[i] {
+                let members = &plan.groups[g];
+                xlaref_reference::watch::reserve(module.shape(id, i).byte_size().saturating_mul(2), self.env.limits.max_bytes)?;
+                self.env.site = xlaref_reference::replicas::Site { computation: id, instruction: i };
+                let shapes: Vec<&Shape> = (0..n).map(|k| module.shape(id, k)).collect();
+                let value = fusion::run(c, &shapes, members, |o| values[o].as_deref().ok_or_else(|| bad("value freed too early")));
+                xlaref_reference::watch::passed()?;
+                let value = Cow::Owned(value?);
+                for &m in &members[..members.len() - 1] {
+                    for &o in &c.instructions[m].operands {
+                        readers[o] -= 1;
+                        if readers[o] == 0 {
+                            values[o] = None;
+                        }
+                    }
+                }
+                value
+            } else if let Some(moved) = self.pass_through(instr, &mut values, &readers, module.shape(id, i))? {
+                Cow::Owned(moved)
             } else {
                 let operands = instr
                     .operands
@@ -98,6 +151,53 @@ impl<'a> Executor<'a> {
             }
         }
         values[c.root].take().map(Cow::into_owned).ok_or_else(|| bad("root value missing"))
+    }
+
+    /// Runs an op that only passes its operands' storage on (Reshape and
+    /// Collapse in order, Tuple, GetTupleElement, OptimizationBarrier) on
+    /// the operands themselves, when this instruction is their last reader
+    /// and the executor owns them: no copy and no fresh pages. `None` when
+    /// the op must copy (the value is read again later, or borrowed).
+    fn pass_through<'v>(
+        &self,
+        instr: &xlaref_reference::ir::Instruction,
+        values: &mut [Option<Cow<'v, Literal>>],
+        readers: &[usize],
+        shape: &Shape,
+    ) -> R<Option<Literal>> {
+        let in_order = |d: &Option<Vec<i64>>| d.as_ref().is_none_or(|d| d.iter().enumerate().all(|(k, &x)| x == k as i64));
+        let passes = match &instr.op {
+            Op::Reshape { dimensions, .. } => in_order(dimensions),
+            Op::Collapse { .. } | Op::Tuple | Op::GetTupleElement { .. } | Op::OptimizationBarrier => true,
+            _ => false,
+        };
+        let ops = &instr.operands;
+        let last_reader = |k: usize, o: usize| {
+            readers[o] == 1
+                && !ops[..k].contains(&o)
+                && matches!(&values[o], Some(Cow::Owned(l)) if l.as_array().is_none_or(|a| a.dynamic_sizes.is_none()))
+        };
+        if !passes || !ops.iter().enumerate().all(|(k, &o)| last_reader(k, o)) {
+            return Ok(None);
+        }
+        let mut owned = Vec::with_capacity(ops.len());
+        for &o in ops {
+            owned.push(values[o].take().ok_or_else(|| bad("value freed too early"))?.into_owned());
+        }
+        let mut first = || owned.pop().ok_or_else(|| bad("missing operand"));
+        Ok(Some(match &instr.op {
+            Op::Reshape { .. } | Op::Collapse { .. } => {
+                let out = shape.as_array().ok_or_else(|| bad("expected an array result"))?.clone();
+                let a = first()?.into_array().ok_or_else(|| bad("expected an array"))?;
+                ArrayLiteral::with_shape(out, a.data).into()
+            }
+            Op::Tuple => Literal::Tuple(owned),
+            Op::GetTupleElement { index } => match first()? {
+                Literal::Tuple(items) => items.into_iter().nth(*index as usize).ok_or_else(|| bad("tuple index"))?,
+                _ => return Err(bad("expected a tuple")),
+            },
+            _ => first()?,
+        }))
     }
 
     /// Runs one op; operands with bounded dynamic sizes go through the

@@ -6,6 +6,7 @@
 
 mod elem;
 mod exec;
+mod fusion;
 pub mod isa;
 mod kernels;
 mod par;
@@ -34,4 +35,21 @@ pub fn run_borrowed(module: &VerifiedModule, args: &[Literal], env: &mut Env) ->
     check_arguments(module, args)?;
     let _deadline = xlaref_reference::watch::start(env.limits.deadline, env.limits.time_limit);
     exec::Executor::new(module, env).call_borrowed(module.entry(), args)
+}
+
+/// [`run_borrowed`] with every op run on its own, no fusion: the
+/// differential tests compare it with the fused run.
+pub fn run_unfused(module: &VerifiedModule, args: &[Literal], env: &mut Env) -> Result<Literal, RunError> {
+    check_arguments(module, args)?;
+    let _deadline = xlaref_reference::watch::start(env.limits.deadline, env.limits.time_limit);
+    exec::Executor::unfused(module, env).call_borrowed(module.entry(), args)
+}
+
+/// The fusion groups of the entry computation (instruction indices, each
+/// group's root last), for tests and debugging: what `run` fuses.
+pub fn fusion_groups(module: &VerifiedModule) -> Vec<Vec<usize>> {
+    let id = module.entry();
+    let c = module.computation(id);
+    let shapes: Vec<&xlaref_reference::types::Shape> = (0..c.instructions.len()).map(|i| module.shape(id, i)).collect();
+    fusion::plan(c, &shapes).groups
 }

@@ -23,7 +23,7 @@ use xlaref_reference::types::ElementType;
 use xlaref_reference::verify::{self, VerifiedModule, VerifyOptions};
 use xlaref_reference::RunError;
 
-use super::{bench_memory, EXIT_BAD_INPUT, EXIT_FAILURE};
+use super::{bench_memory, bench_programs, EXIT_BAD_INPUT, EXIT_FAILURE};
 use crate::harness::engine::{self, Engine};
 
 #[derive(Args, Debug)]
@@ -41,6 +41,11 @@ pub struct BenchArgs {
     /// the inputs and outputs, each workload measured in a child process.
     #[arg(long)]
     pub memory: bool,
+    /// Time whole programs instead: the directory `tools/program_bench.py`
+    /// wrote (HLO and StableHLO, `.npy` arguments, XLA CPU's result and
+    /// times); each result is judged against XLA's.
+    #[arg(long, value_name = "DIR")]
+    pub programs: Option<String>,
     /// (Internal) measure one workload's peak memory and print it.
     #[arg(long, hide = true)]
     pub memory_child: bool,
@@ -604,6 +609,9 @@ fn rate(work: Work, t: &Timing) -> String {
 }
 
 pub fn run(a: BenchArgs) -> i32 {
+    if let Some(dir) = &a.programs {
+        return bench_programs::run(dir, a.no_reference, a.quick);
+    }
     let wanted = |s: &Spec| a.ops.is_empty() || a.ops.iter().any(|o| o.eq_ignore_ascii_case(s.name) || o.eq_ignore_ascii_case(s.op));
     let specs: Vec<Spec> = specs().into_iter().filter(wanted).collect();
     if specs.is_empty() {
@@ -678,7 +686,7 @@ pub fn run(a: BenchArgs) -> i32 {
             r[2] = "skipped".into();
         }
     }
-    print_table(&header, &rows);
+    print_rows(&header, &rows);
     println!("~ = the reference ran a smaller instance; its time is extrapolated by its own cost model.");
     for f in &failures {
         eprintln!("failed: {f}");
@@ -706,10 +714,11 @@ fn memory_child(specs: &[Spec], quick: bool) -> i32 {
     }
 }
 
-fn print_table(header: &[&str; 8], rows: &[[String; 8]]) {
+/// Prints a Markdown table.
+pub fn print_rows<R: AsRef<[String]>>(header: &[&str], rows: &[R]) {
     let mut width: Vec<usize> = header.iter().map(|h| h.len()).collect();
     for r in rows {
-        for (w, c) in width.iter_mut().zip(r) {
+        for (w, c) in width.iter_mut().zip(r.as_ref()) {
             *w = (*w).max(c.chars().count());
         }
     }
@@ -720,6 +729,6 @@ fn print_table(header: &[&str; 8], rows: &[[String; 8]]) {
     line(header.to_vec());
     println!("|{}|", width.iter().map(|w| "-".repeat(w + 2)).collect::<Vec<_>>().join("|"));
     for r in rows {
-        line(r.iter().map(|s| s.as_str()).collect());
+        line(r.as_ref().iter().map(|s| s.as_str()).collect());
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod bench;
 mod bench_memory;
+mod bench_programs;
 mod check;
 mod check_mlir;
 pub mod conform;

@@ -10,6 +10,7 @@ mod control_ops;
 mod dag;
 mod data_ops;
 mod elementwise_ops;
+mod fusion_ops;
 mod linalg_ops;
 pub mod values;
 mod world_ops;
@@ -191,6 +192,7 @@ pub fn generators() -> Vec<(&'static str, BoxedStrategy<Program>)> {
     all.extend(control_ops::generators());
     all.extend(linalg_ops::generators());
     all.extend(world_ops::generators());
+    all.extend(fusion_ops::generators());
     all.push(("Dag", dag::dag()));
     all
 }

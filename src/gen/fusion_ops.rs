@@ -1,0 +1,123 @@
+//! Programs the fast engine fuses (`fast/src/fusion.rs`): chains of
+//! element-wise ops over one shape, reading broadcast rows, columns and
+//! scalars, flattened and reshaped back, converted, compared and selected,
+//! clamped; sometimes an intermediate value escapes into a tuple result.
+//! Rows are long enough (up to 15,000 elements) that a group runs as
+//! several blocks, split across threads, with a short last block.
+
+use proptest::prelude::*;
+use proptest::sample::Index;
+use serde_json::json;
+use xlaref_reference::types::ElementType;
+
+use super::values::{literal, one_of, scalar};
+use super::{Builder, Program};
+
+use ElementType as E;
+
+const TYPES: [ElementType; 6] = [E::F32, E::F64, E::BF16, E::F16, E::S32, E::S8];
+
+const STEPS: [&str; 11] = ["binary", "binary", "unary", "row", "column", "scalar", "flatten", "select", "clamp", "convert", "escape"];
+
+fn binary_ops(t: ElementType) -> &'static [&'static str] {
+    if t.is_integer() {
+        &["Add", "Sub", "Mul", "Div", "Rem", "Max", "Min", "And", "Or", "Xor"]
+    } else {
+        &["Add", "Sub", "Mul", "Div", "Max", "Min", "Pow", "Atan2"]
+    }
+}
+
+fn unary_ops(t: ElementType) -> &'static [&'static str] {
+    if t.is_integer() {
+        &["Neg", "Abs", "Not", "Sign", "Clz", "PopulationCount"]
+    } else {
+        &["Neg", "Abs", "Exp", "Tanh", "Log", "Sqrt", "Logistic", "Floor", "Erf", "Cbrt", "Rsqrt"]
+    }
+}
+
+/// One step: its kind, two picks among earlier values, and a byte choosing
+/// the op.
+type Step = (usize, Index, Index, u8);
+
+fn pick<'a>(list: &'a [&'a str], k: u8) -> &'a str {
+    list[k as usize % list.len()]
+}
+
+/// Random fusible chains (see the module comment).
+pub fn fused_chain() -> BoxedStrategy<Program> {
+    let step: BoxedStrategy<Step> = (0..STEPS.len(), any::<Index>(), any::<Index>(), any::<u8>()).boxed();
+    let cols = proptest::sample::select(vec![1i64, 3, 700, 2049, 5000]);
+    (one_of(&TYPES), 1..=3i64, cols, proptest::collection::vec(step, 3..=14))
+        .prop_flat_map(|(t, r, c, steps)| {
+            (
+                (literal(t, vec![r, c]), literal(t, vec![r, c]), literal(E::Pred, vec![r, c])),
+                (literal(t, vec![c]), literal(t, vec![r]), scalar(t), scalar(t)),
+                Just(steps),
+            )
+        })
+        .prop_map(|((x, y, pred), (row, column, s, t_lo), steps)| {
+            let t = s.element_type();
+            let dims = x.as_array().map_or(vec![], |a| a.dims().to_vec());
+            let mut b = Builder::default();
+            let mut pool = vec![b.param(x), b.param(y)];
+            let pred = b.param(pred);
+            let (row, column, s, lo) = (b.param(row), b.param(column), b.param(s.into()), b.param(t_lo.into()));
+            let mut escaped = Vec::new();
+            for (kind, i, j, k) in steps {
+                let last = pool[pool.len() - 1].clone();
+                let other = i.get(&pool).clone();
+                let v = match STEPS[kind] {
+                    "binary" => b.push(pick(binary_ops(t), k), &[&last, &other], json!({})),
+                    "unary" => b.push(pick(unary_ops(t), k), &[&last], json!({})),
+                    "row" => {
+                        let spread = b.push("BroadcastInDim", &[&row], json!({"out_dim_size": dims, "broadcast_dimensions": [1]}));
+                        b.push(pick(binary_ops(t), k), &[&last, &spread], json!({}))
+                    }
+                    "column" => {
+                        let spread = b.push("BroadcastInDim", &[&column], json!({"out_dim_size": dims, "broadcast_dimensions": [0]}));
+                        b.push(pick(binary_ops(t), k), &[&spread, &last], json!({}))
+                    }
+                    // A scalar operand read as is, or spread by Broadcast.
+                    "scalar" if k % 2 == 0 => b.push(pick(binary_ops(t), k / 2), &[&last, &s], json!({})),
+                    "scalar" => {
+                        let spread = b.push("Broadcast", &[&s], json!({"broadcast_sizes": dims}));
+                        b.push(pick(binary_ops(t), k / 2), &[&spread, &other], json!({}))
+                    }
+                    "flatten" => {
+                        let n: i64 = dims.iter().product();
+                        let flat = b.push("Reshape", &[&last], json!({"new_sizes": [n]}));
+                        let negated = b.push(pick(unary_ops(t), k), &[&flat], json!({}));
+                        b.push("Reshape", &[&negated], json!({"new_sizes": dims}))
+                    }
+                    "select" => {
+                        let third = j.get(&pool).clone();
+                        let cmp = b.push(pick(&["Lt", "Ge", "Eq", "LtTotalOrder"], k), &[&last, &third], json!({}));
+                        let either = b.push("Select", &[&cmp, &last, &other], json!({}));
+                        b.push("Select", &[&pred, &either, &third], json!({}))
+                    }
+                    "clamp" => b.push("Clamp", &[&lo, &last, &s], json!({})),
+                    "convert" => {
+                        let to = pick(&["f32", "f64", "s32", "bf16"], k);
+                        let there = b.push("ConvertElementType", &[&last], json!({"new_element_type": to}));
+                        b.push("ConvertElementType", &[&there], json!({"new_element_type": t.name()}))
+                    }
+                    _ => {
+                        escaped.push(last.clone());
+                        b.push(pick(unary_ops(t), k), &[&last], json!({}))
+                    }
+                };
+                pool.push(v);
+            }
+            if !escaped.is_empty() {
+                let mut parts: Vec<&str> = vec![&pool[pool.len() - 1]];
+                parts.extend(escaped.iter().map(String::as_str));
+                b.push("Tuple", &parts, json!({}));
+            }
+            b.finish("fused_chain")
+        })
+        .boxed()
+}
+
+pub fn generators() -> Vec<(&'static str, BoxedStrategy<Program>)> {
+    vec![("fused_chain", fused_chain())]
+}

@@ -1,0 +1,83 @@
+//! The fast engine's loop fusion (`fast/src/fusion.rs`) changes how a
+//! program runs, never what it computes: on generated programs with
+//! fusible chains (and on the program DAGs), the fused run equals the
+//! op-by-op run bit for bit. That both agree with the reference is
+//! `tests/differential.rs`'s job (the generators are in `gen::generators`).
+
+use xlaref::gen;
+use xlaref::harness::campaign::draw;
+use xlaref_reference::eval::{Env, Limits};
+
+fn cases() -> u64 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(48)
+}
+
+fn env() -> Env {
+    Env::new(Limits { max_elements: 1 << 24, ..Limits::default() })
+}
+
+#[test]
+fn fused_and_unfused_runs_agree_bit_for_bit() {
+    let mut fused_groups = 0;
+    let mut problems = Vec::new();
+    for (op, strategy) in gen::generators().into_iter().filter(|(op, _)| matches!(*op, "fused_chain" | "Dag" | "chain")) {
+        for i in 0..cases() {
+            let Some(program) = draw(&strategy, 0xf05e, i) else { continue };
+            let module = program.verified(1 << 24).expect("generated programs verify");
+            fused_groups += xlaref_fast::fusion_groups(&module).len();
+            let fused = xlaref_fast::run_borrowed(&module, &program.args, &mut env());
+            let unfused = xlaref_fast::run_unfused(&module, &program.args, &mut env());
+            let same = match (&fused, &unfused) {
+                (Ok(a), Ok(b)) => a.bits_equal(b),
+                (Err(a), Err(b)) => a.to_string() == b.to_string(),
+                _ => false,
+            };
+            if !same {
+                problems.push(format!("{op} program {i}: fused {fused:?}\nunfused {unfused:?}\n{}", program.module));
+            }
+        }
+    }
+    for p in problems.iter().take(3) {
+        eprintln!("{}\n", &p[..p.len().min(4000)]);
+    }
+    assert!(problems.is_empty(), "{} programs run differently fused", problems.len());
+    assert!(fused_groups >= cases() as usize, "the generators made only {fused_groups} fusion groups");
+}
+
+/// A LayerNorm-like chain: what fuses, and what stays apart.
+#[test]
+fn a_chain_with_broadcasts_fuses_into_one_group() {
+    let module = r#"{"format": "xla-json/1", "computations": {"main": {
+      "params": [{"name": "x", "shape": "f32[3,5000]"}, {"name": "g", "shape": "f32[5000]"}, {"name": "m", "shape": "f32[3]"}],
+      "instructions": [
+        {"name": "mb", "op": "BroadcastInDim", "operands": ["m"], "out_dim_size": [3, 5000], "broadcast_dimensions": [0]},
+        {"name": "d", "op": "Sub", "operands": ["x", "mb"]},
+        {"name": "gb", "op": "BroadcastInDim", "operands": ["g"], "out_dim_size": [3, 5000], "broadcast_dimensions": [1]},
+        {"name": "y", "op": "Mul", "operands": ["d", "gb"]},
+        {"name": "t", "op": "Tanh", "operands": ["y"]},
+        {"name": "flat", "op": "Reshape", "operands": ["t"], "new_sizes": [15000]},
+        {"name": "n", "op": "Neg", "operands": ["flat"]},
+        {"name": "s", "op": "Sub", "operands": ["x", "x"]},
+        {"name": "r", "op": "Tuple", "operands": ["n", "s"]}]}}}"#;
+    let m = xlaref_reference::json::parse_module(module, Default::default()).expect("reads");
+    let module = xlaref_reference::verify::verify(m, &Default::default()).expect("verifies");
+    // mb, d, gb, y, t, flat, n fuse; s is a group of one (runs alone).
+    assert_eq!(xlaref_fast::fusion_groups(&module), vec![vec![3, 4, 5, 6, 7, 8, 9]]);
+    let x: Vec<f32> = (0..15000).map(|i| (i % 97) as f32 * 0.01 - 0.3).collect();
+    let g: Vec<f32> = (0..5000).map(|i| 1.0 + (i % 7) as f32 * 0.1).collect();
+    use xlaref_reference::literal::{ArrayLiteral, Literal};
+    let args: Vec<Literal> = vec![
+        ArrayLiteral::from_vec(vec![3, 5000], x.clone()).into(),
+        ArrayLiteral::from_vec(vec![5000], g.clone()).into(),
+        ArrayLiteral::from_vec(vec![3], vec![0.1f32, -0.2, 0.3]).into(),
+    ];
+    let fused = xlaref_fast::run_borrowed(&module, &args, &mut env()).expect("runs");
+    let reference = xlaref_reference::eval::run(&module, args.clone(), &mut env()).expect("runs");
+    let got = fused.as_tuple().and_then(|t| t[0].as_array()).and_then(|a| a.typed::<f32>()).expect("f32 result").to_vec();
+    let want = reference.as_tuple().and_then(|t| t[0].as_array()).and_then(|a| a.typed::<f32>()).expect("f32 result").to_vec();
+    for (k, (a, b)) in got.iter().zip(&want).enumerate() {
+        let exact = -((x[k] - [0.1f32, -0.2, 0.3][k / 5000]) * g[k % 5000]).tanh();
+        assert!((a - b).abs() <= 4.0 * f32::EPSILON * b.abs().max(1e-30), "element {k}: fused {a}, reference {b}");
+        assert!((a - exact).abs() <= 1e-5, "element {k}: {a} vs {exact}");
+    }
+}

@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Whole JAX programs at realistic sizes for `xlaref bench --programs DIR`.
+
+For each program this writes, into DIR:
+
+- `NAME.hlo`: the program as XLA HLO text (what
+  `jax.jit(f).lower(*args).compiler_ir("hlo").as_hlo_text()` prints);
+- `NAME.mlir`: the same program as StableHLO (`lower(*args).as_text()`);
+- `NAME.arg0.npy`, `NAME.arg1.npy`, ...: its arguments;
+- `NAME.out0.npy`, ...: XLA CPU's result (one file per result of the tuple);
+- `NAME.json`: a manifest with XLA CPU's times measured here, now: `run_ms`
+  (best of `--runs` executions of the compiled program), `compile_ms` (the
+  lowering and compilation, once) and `first_call_ms` (compile + first run,
+  what a user of `jax.jit` waits for on the first call), plus the tolerance
+  the result is judged with.
+
+Run it, then `xlaref bench --programs DIR`, in the same session: hosts differ
+between sessions, and the table is only worth its ratios.
+
+    pip install jax==0.10.2
+    python3 tools/program_bench.py DIR [--runs 10] [--only NAME,...]
+"""
+
+import argparse
+import json
+import os
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+def normal(rng, *shape, scale=1.0):
+    return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+
+# --- the programs -----------------------------------------------------------
+
+
+def mlp_train_step(w1, b1, w2, b2, x, y):
+    """One SGD step of a 784→1024→10 ReLU MLP with softmax cross-entropy."""
+
+    def loss(params):
+        w1, b1, w2, b2 = params
+        h = jax.nn.relu(x @ w1 + b1)
+        logits = h @ w2 + b2
+        return -jnp.mean(jnp.sum(y * jax.nn.log_softmax(logits), axis=-1))
+
+    value, grads = jax.value_and_grad(loss)((w1, b1, w2, b2))
+    updated = tuple(p - 0.01 * g for p, g in zip((w1, b1, w2, b2), grads))
+    return updated + (value,)
+
+
+def attention_block(x, wq, wk, wv, wo):
+    """Self-attention over S=512 tokens of width 512, 8 heads, residual."""
+    s, d = x.shape
+    heads = 8
+    dh = d // heads
+
+    def split(t):
+        return t.reshape(s, heads, dh).transpose(1, 0, 2)
+
+    q, k, v = split(x @ wq), split(x @ wk), split(x @ wv)
+    scores = jnp.einsum("hqd,hkd->hqk", q, k) / np.float32(np.sqrt(dh))
+    weights = jax.nn.softmax(scores, axis=-1)
+    ctx = jnp.einsum("hqk,hkd->hqd", weights, v).transpose(1, 0, 2).reshape(s, d)
+    return x + ctx @ wo
+
+
+def conv_net(x, k1, b1, k2, b2):
+    """Two 3×3 same-padded convolutions with bias and ReLU, 2×2 max pool."""
+    dn = ("NHWC", "HWIO", "NHWC")
+    h = jax.lax.conv_general_dilated(x, k1, (1, 1), "SAME", dimension_numbers=dn)
+    h = jax.nn.relu(h + b1)
+    h = jax.lax.conv_general_dilated(h, k2, (1, 1), "SAME", dimension_numbers=dn)
+    h = jax.nn.relu(h + b2)
+    return jax.lax.reduce_window(h, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+
+
+def layernorm_gelu(x, gamma, beta):
+    """LayerNorm over the last axis, then the tanh-approximated GELU."""
+    mean = jnp.mean(x, axis=-1, keepdims=True)
+    var = jnp.mean(jnp.square(x - mean), axis=-1, keepdims=True)
+    y = (x - mean) * jax.lax.rsqrt(var + 1e-5) * gamma + beta
+    return jax.nn.gelu(y, approximate=True)
+
+
+def programs(rng):
+    """(name, function, arguments, tolerance as {"atol", "rtol"})."""
+    onehot = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 256)]
+    yield ("mlp_train_step", mlp_train_step,
+           [normal(rng, 784, 1024, scale=0.05), np.zeros(1024, np.float32),
+            normal(rng, 1024, 10, scale=0.05), np.zeros(10, np.float32),
+            normal(rng, 256, 784), onehot],
+           {"atol": 1e-5, "rtol": 1e-4})
+    yield ("attention_block", attention_block,
+           [normal(rng, 512, 512)] + [normal(rng, 512, 512, scale=0.05) for _ in range(4)],
+           {"atol": 1e-4, "rtol": 1e-4})
+    yield ("conv_net", conv_net,
+           [normal(rng, 16, 64, 64, 32), normal(rng, 3, 3, 32, 32, scale=0.1), normal(rng, 32, scale=0.1),
+            normal(rng, 3, 3, 32, 32, scale=0.1), normal(rng, 32, scale=0.1)],
+           {"atol": 1e-4, "rtol": 1e-4})
+    yield ("layernorm_gelu", layernorm_gelu,
+           [normal(rng, 4096, 1024), normal(rng, 1024), normal(rng, 1024)],
+           {"atol": 1e-5, "rtol": 1e-4})
+
+
+# --- timing and output ------------------------------------------------------
+
+
+def results(out):
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def measure(f, args, runs):
+    """XLA CPU's times for `f` on `args`, in milliseconds."""
+    device_args = [jnp.asarray(a) for a in args]
+    t = time.perf_counter()
+    compiled = jax.jit(f).lower(*device_args).compile()
+    compile_ms = (time.perf_counter() - t) * 1e3
+    t = time.perf_counter()
+    out = jax.block_until_ready(compiled(*device_args))
+    first_ms = compile_ms + (time.perf_counter() - t) * 1e3
+    best = float("inf")
+    for _ in range(runs):
+        t = time.perf_counter()
+        jax.block_until_ready(compiled(*device_args))
+        best = min(best, time.perf_counter() - t)
+    return out, {"run_ms": best * 1e3, "compile_ms": compile_ms, "first_call_ms": first_ms}
+
+
+def write_program(out_dir, name, f, args, tolerance, runs):
+    lowered = jax.jit(f).lower(*args)
+    with open(os.path.join(out_dir, name + ".hlo"), "w") as fh:
+        fh.write(lowered.compiler_ir("hlo").as_hlo_text())
+    with open(os.path.join(out_dir, name + ".mlir"), "w") as fh:
+        fh.write(lowered.as_text())
+    for i, a in enumerate(args):
+        np.save(os.path.join(out_dir, f"{name}.arg{i}.npy"), a)
+    out, times = measure(f, args, runs)
+    outs = results(out)
+    for i, r in enumerate(outs):
+        np.save(os.path.join(out_dir, f"{name}.out{i}.npy"), np.asarray(r))
+    manifest = {
+        "name": name,
+        "doc": (f.__doc__ or "").strip(),
+        "args": len(args),
+        "results": len(outs),
+        "tuple": isinstance(out, (tuple, list)),
+        "tolerance": tolerance,
+        "xla": dict(times, runs=runs, jax=jax.__version__, device=str(jax.devices()[0])),
+    }
+    with open(os.path.join(out_dir, name + ".json"), "w") as fh:
+        json.dump(manifest, fh, indent=1)
+        fh.write("\n")
+    return manifest
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("dir")
+    p.add_argument("--runs", type=int, default=10)
+    p.add_argument("--only", default="", help="comma-separated program names")
+    a = p.parse_args()
+    os.makedirs(a.dir, exist_ok=True)
+    only = set(filter(None, a.only.split(",")))
+    for name, f, args, tol in programs(np.random.default_rng(0)):
+        if only and name not in only:
+            continue
+        m = write_program(a.dir, name, f, args, tol, a.runs)
+        x = m["xla"]
+        print(f"{name}: XLA CPU run {x['run_ms']:.2f} ms, compile {x['compile_ms']:.0f} ms, "
+              f"first call {x['first_call_ms']:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()
