@@ -42,7 +42,7 @@ fn bad(what: &str) -> RunError {
 
 /// Elements per block: small enough that a chain's live blocks stay in the
 /// L2 cache, large enough that each op's loop runs long vector stretches.
-const BLOCK: usize = 8192;
+const BLOCK: usize = 16384;
 
 /// What the executor does with an instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
