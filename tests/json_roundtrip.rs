@@ -1,4 +1,4 @@
-//! Literals survive JSON (FORMAT.md §2): every element written with
+//! Literals survive JSON (docs/format.md §2): every element written with
 //! `write_typed_literal` reads back with `read_typed_literal` to the same
 //! bits. With `exact_bits` every pattern survives, NaN payloads included;
 //! by default every non-NaN value survives exactly (signed zeros,
@@ -321,7 +321,7 @@ fn shapes_scalars_empty_arrays_and_tuples() {
 }
 
 // ---------------------------------------------------------------------------
-// What the writer prints (FORMAT.md §2)
+// What the writer prints (docs/format.md §2)
 
 fn written_elements(literal: &ArrayLiteral, exact_bits: bool) -> Vec<Value> {
     match write_typed_literal(&Literal::Array(literal.clone()), WriteOptions { exact_bits }).get("value") {

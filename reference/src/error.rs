@@ -33,7 +33,7 @@ pub fn printable(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// A file or value that does not follow FORMAT.md.
+/// A file or value that does not follow docs/format.md.
 #[derive(Debug, Clone, Error, PartialEq)]
 #[error("{}: {}", printable(path), printable(message))]
 pub struct ReadError {

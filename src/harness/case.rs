@@ -1,4 +1,4 @@
-//! Cases (FORMAT.md §4): reading case files, running a case on an engine,
+//! Cases (docs/format.md §4): reading case files, running a case on an engine,
 //! and judging the outcome.
 
 use std::path::Path as FsPath;
@@ -226,7 +226,7 @@ pub fn run_case(case: &Case, engine: &dyn Engine, options: &RunOptions) -> Outco
     Outcome { result, outfeed, per_replica: None }
 }
 
-/// Runs a case with several replicas (FORMAT.md §4): each replica gets its
+/// Runs a case with several replicas (docs/format.md §4): each replica gets its
 /// list of `replica_args` (or, without it, `args`), all run at once on
 /// their own threads (`engine::run_replicas`). The outfeed is every
 /// replica's outfeed, in replica order.

@@ -1,4 +1,4 @@
-//! Comparing an actual result with an expected one (FORMAT.md §4): exact by
+//! Comparing an actual result with an expected one (docs/format.md §4): exact by
 //! default, or within a case's `tolerance`.
 
 use std::fmt;
@@ -76,7 +76,7 @@ pub fn compare(actual: &Literal, expected: &Literal, tolerance: Option<&Toleranc
 /// How two elements of the same type are judged, for [`compare_by`]. `Err`
 /// carries what the rule measured at an element it rejects (a distance, or
 /// why the pair cannot be judged), so callers get a typed verdict rather
-/// than a message. Case files (FORMAT.md §4) use [`CaseRule`]; StableHLO's
+/// than a message. Case files (docs/format.md §4) use [`CaseRule`]; StableHLO's
 /// `check` dialect has its own rules (`stablehlo_check.rs`).
 pub trait ElementRule {
     type Miss;
@@ -177,7 +177,7 @@ fn first_difference<R: ElementRule>(a: &Data, e: &Data, rule: &R) -> Option<Resu
     })
 }
 
-/// The rule of case files (FORMAT.md §4): exact without a tolerance, else
+/// The rule of case files (docs/format.md §4): exact without a tolerance, else
 /// within any of its bounds.
 pub struct CaseRule<'a>(pub Option<&'a Tolerance>);
 

@@ -17,7 +17,7 @@
 //! | `xlaref.tuple` | any number of values | the tuple of the operands; `shape` must be their tuple shape |
 //! | `xlaref.add` | two arrays of the same shape and numeric type | their elementwise sum (integers wrap, floats round to nearest-even, as `Add`); f8 types are not supported |
 //! | `xlaref.zeros` | ignored | zeros (false, +0) of `shape`, tuples and tokens included |
-//! | `xlaref.constant` | ignored | the literal of `shape` written as JSON in `opaque` (FORMAT.md §2) |
+//! | `xlaref.constant` | ignored | the literal of `shape` written as JSON in `opaque` (docs/format.md §2) |
 //!
 //! LAPACK targets (`lapack_?getrf_ffi`, `lapack_?potrf_ffi`,
 //! `lapack_?geqrf_ffi`, `lapack_?orgqr_ffi`/`lapack_?ungqr_ffi`,

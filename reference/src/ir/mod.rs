@@ -1,4 +1,4 @@
-//! The typed IR of an xla-json/1 module (FORMAT.md §3). Engines never see
+//! The typed IR of an xla-json/1 module (docs/format.md §3). Engines never see
 //! JSON: every attribute is parsed here into a typed field.
 
 mod attrs;

@@ -82,7 +82,7 @@ pub enum BinaryOp {
 }
 
 /// An op with its attributes. Operands are in the document's signature
-/// order (FORMAT.md §3); computations are resolved to ids.
+/// order (docs/format.md §3); computations are resolved to ids.
 #[derive(Clone, Debug)]
 pub enum Op {
     /// A computation's `number`-th parameter.

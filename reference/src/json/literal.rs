@@ -1,4 +1,4 @@
-//! Literals in JSON (FORMAT.md §2): reading into a given shape, writing
+//! Literals in JSON (docs/format.md §2): reading into a given shape, writing
 //! back losslessly.
 
 use half::{bf16, f16};

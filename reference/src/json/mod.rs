@@ -1,4 +1,4 @@
-//! xla-json/1 reading and writing (FORMAT.md), nothing else.
+//! xla-json/1 reading and writing (docs/format.md), nothing else.
 
 mod attrs;
 pub mod literal;

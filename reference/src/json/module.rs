@@ -1,4 +1,4 @@
-//! Modules (FORMAT.md §3): computations, parameters, instructions, names.
+//! Modules (docs/format.md §3): computations, parameters, instructions, names.
 
 use std::collections::HashMap;
 

@@ -1,5 +1,5 @@
 //! Op names and attributes of xla-json/1 → [`Op`]. Names and attribute names
-//! are the document's; aliases are those FORMAT.md lists plus a few
+//! are the document's; aliases are those docs/format.md lists plus a few
 //! unambiguous spellings XLA itself uses (noted where they appear).
 
 use serde_json::Value;
@@ -12,7 +12,7 @@ use crate::types::Shape;
 
 type R<T> = Result<T, ReadError>;
 
-/// Ops whose `shape` key is an attribute (FORMAT.md §3), not a declared
+/// Ops whose `shape` key is an attribute (docs/format.md §3), not a declared
 /// result shape to check.
 pub fn shape_is_attribute(op: &str) -> bool {
     matches!(op, "Constant" | "Iota" | "RngUniform" | "RngNormal" | "RngBitGenerator" | "Infeed" | "Recv" | "CustomCall")

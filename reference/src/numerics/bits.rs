@@ -1,5 +1,5 @@
 //! Bit patterns of elements: exact equality (NaN payloads and signed zeros
-//! included) and the hex literal form of FORMAT.md §2.
+//! included) and the hex literal form of docs/format.md §2.
 
 use half::{bf16, f16};
 use num_complex::Complex;

@@ -1,4 +1,4 @@
-//! Decimal text ↔ floats, exactly as FORMAT.md §2 asks: a decimal is rounded
+//! Decimal text ↔ floats, exactly as docs/format.md §2 asks: a decimal is rounded
 //! once, directly into its element type, and a float is written as the
 //! shortest decimal that reads back to the same value in that type.
 

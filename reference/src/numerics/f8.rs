@@ -1,4 +1,4 @@
-//! The two 8-bit float types of FORMAT.md, converted at the bit level.
+//! The two 8-bit float types of docs/format.md, converted at the bit level.
 //!
 //! Not the `float8` crate: it saturates on overflow, where XLA's conversion
 //! gives NaN (e4m3fn, which has no infinity) or ±inf (e5m2).

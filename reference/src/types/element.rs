@@ -1,4 +1,4 @@
-//! Element types (FORMAT.md §1) and the Rust types that store them.
+//! Element types (docs/format.md §1) and the Rust types that store them.
 
 use std::fmt;
 

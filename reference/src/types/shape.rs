@@ -1,4 +1,4 @@
-//! Shapes in XLA's text syntax (FORMAT.md §1): arrays, tuples, tokens,
+//! Shapes in XLA's text syntax (docs/format.md §1): arrays, tuples, tokens,
 //! bounded dynamic dimensions.
 
 use std::fmt;
