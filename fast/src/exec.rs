@@ -56,10 +56,9 @@ impl<'a> Executor<'a> {
             .or_insert_with(|| {
                 let c = module.computation(id);
                 if fuse {
-                    let shapes: Vec<&Shape> = (0..c.instructions.len()).map(|i| module.shape(id, i)).collect();
-                    Rc::new(fusion::plan(c, &shapes))
+                    Rc::new(fusion::plan_computation(module, id))
                 } else {
-                    Rc::new(Plan { roles: vec![Role::Alone; c.instructions.len()], groups: Vec::new() })
+                    Rc::new(Plan::unfused(c))
                 }
             })
             .clone()
@@ -112,7 +111,9 @@ impl<'a> Executor<'a> {
                 xlaref_reference::watch::reserve(module.shape(id, i).byte_size().saturating_mul(2), self.env.limits.max_bytes)?;
                 self.env.site = xlaref_reference::replicas::Site { computation: id, instruction: i };
                 let shapes: Vec<&Shape> = (0..n).map(|k| module.shape(id, k)).collect();
-                let value = fusion::run(c, &shapes, members, |o| values[o].as_deref().ok_or_else(|| bad("value freed too early")));
+                let value = fusion::run(c, &shapes, members, plan.reducers[g], |o| {
+                    values[o].as_deref().ok_or_else(|| bad("value freed too early"))
+                });
                 xlaref_reference::watch::passed()?;
                 let value = Cow::Owned(value?);
                 for &m in &members[..members.len() - 1] {

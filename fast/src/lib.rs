@@ -45,11 +45,14 @@ pub fn run_unfused(module: &VerifiedModule, args: &[Literal], env: &mut Env) -> 
     exec::Executor::unfused(module, env).call_borrowed(module.entry(), args)
 }
 
+/// Whether any computation of `module` has a fusion group (so a fused
+/// run can differ from an op-by-op one).
+pub fn fuses(module: &VerifiedModule) -> bool {
+    (0..module.module().computations.len()).any(|id| !fusion::plan_computation(module, id).groups.is_empty())
+}
+
 /// The fusion groups of the entry computation (instruction indices, each
 /// group's root last), for tests and debugging: what `run` fuses.
 pub fn fusion_groups(module: &VerifiedModule) -> Vec<Vec<usize>> {
-    let id = module.entry();
-    let c = module.computation(id);
-    let shapes: Vec<&xlaref_reference::types::Shape> = (0..c.instructions.len()).map(|i| module.shape(id, i)).collect();
-    fusion::plan(c, &shapes).groups
+    fusion::plan_computation(module, module.entry()).groups
 }

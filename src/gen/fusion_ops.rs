@@ -1,7 +1,8 @@
-//! Programs the fast engine fuses (`fast/src/fusion.rs`): chains of
+//! Programs the fast engine fuses (`fast/src/fusion/`): chains of
 //! element-wise ops over one shape, reading broadcast rows, columns and
 //! scalars, flattened and reshaped back, converted, compared and selected,
-//! clamped; sometimes an intermediate value escapes into a tuple result.
+//! clamped; sometimes an intermediate value escapes into a tuple result,
+//! and often the chain ends in a Reduce of its rows or of everything.
 //! Rows are long enough (up to 15,000 elements) that a group runs as
 //! several blocks, split across threads, with a short last block.
 
@@ -47,15 +48,15 @@ fn pick<'a>(list: &'a [&'a str], k: u8) -> &'a str {
 pub fn fused_chain() -> BoxedStrategy<Program> {
     let step: BoxedStrategy<Step> = (0..STEPS.len(), any::<Index>(), any::<Index>(), any::<u8>()).boxed();
     let cols = proptest::sample::select(vec![1i64, 3, 700, 2049, 5000]);
-    (one_of(&TYPES), 1..=3i64, cols, proptest::collection::vec(step, 3..=14))
-        .prop_flat_map(|(t, r, c, steps)| {
+    (one_of(&TYPES), 1..=3i64, cols, proptest::collection::vec(step, 3..=14), any::<u8>())
+        .prop_flat_map(|(t, r, c, steps, tail)| {
             (
                 (literal(t, vec![r, c]), literal(t, vec![r, c]), literal(E::Pred, vec![r, c])),
                 (literal(t, vec![c]), literal(t, vec![r]), scalar(t), scalar(t)),
-                Just(steps),
+                Just((steps, tail)),
             )
         })
-        .prop_map(|((x, y, pred), (row, column, s, t_lo), steps)| {
+        .prop_map(|((x, y, pred), (row, column, s, t_lo), (steps, tail))| {
             let t = s.element_type();
             let dims = x.as_array().map_or(vec![], |a| a.dims().to_vec());
             let mut b = Builder::default();
@@ -107,6 +108,14 @@ pub fn fused_chain() -> BoxedStrategy<Program> {
                     }
                 };
                 pool.push(v);
+            }
+            // The chain's end: as is, or reduced over its rows or over all.
+            if tail % 3 != 0 {
+                let f = b.binary_computation(pick(&["Add", "Max", "Min", "Mul"], tail / 3), t);
+                let dimensions: &[i64] = if tail % 3 == 1 { &[1] } else { &[0, 1] };
+                let last = pool[pool.len() - 1].clone();
+                let reduced = b.push("Reduce", &[&last, &lo], json!({"computation": f, "dimensions": dimensions}));
+                pool.push(reduced);
             }
             if !escaped.is_empty() {
                 let mut parts: Vec<&str> = vec![&pool[pool.len() - 1]];

@@ -77,7 +77,8 @@ fn check(program: &Program, other: &dyn Engine) -> Result<Option<String>, String
     let env = || Env::new(campaign_limits());
     let run = catch_unwind(AssertUnwindSafe(|| lockstep(&verified, &program.args, &Reference, other, &options, &env)));
     Ok(match run {
-        Ok(Verdict::Agree(_)) => None,
+        Ok(Verdict::Agree(_)) => catch_unwind(AssertUnwindSafe(|| other.whole_program_check(&verified, &program.args, &env)))
+            .unwrap_or_else(|panic| Some(format!("an engine panicked on the whole program: {}", panic_message(&panic)))),
         Ok(Verdict::Disagree(d)) => Some(format!("instruction `{}` ({}): {}", d.instruction, d.op, d.detail)),
         Err(panic) => Some(format!("an engine panicked: {}", panic_message(&panic))),
     })

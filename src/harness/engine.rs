@@ -18,6 +18,14 @@ pub trait Engine: Sync {
     fn run_borrowed(&self, _module: &VerifiedModule, _args: &[Literal], _env: &mut Env) -> Option<Result<Literal, RunError>> {
         None
     }
+
+    /// The engine's own consistency on a whole program, which a lockstep
+    /// run (one instruction at a time) cannot see: None when it holds,
+    /// else what differs. For the fast engine, the fused run equals the
+    /// op-by-op run.
+    fn whole_program_check(&self, _module: &VerifiedModule, _args: &[Literal], _env: &dyn Fn() -> Env) -> Option<String> {
+        None
+    }
 }
 
 /// The reference evaluator of `reference/`.
@@ -44,6 +52,22 @@ impl Engine for Fast {
     }
     fn run_borrowed(&self, module: &VerifiedModule, args: &[Literal], env: &mut Env) -> Option<Result<Literal, RunError>> {
         Some(xlaref_fast::run_borrowed(module, args, env))
+    }
+    /// Fused against op by op, exactly (NaN payloads aside: which NaN a
+    /// sum of two NaNs returns depends on the operand order the compiler
+    /// picked for an add), when the program has fusion groups in any
+    /// computation (a lockstep run only ever runs one instruction).
+    fn whole_program_check(&self, module: &VerifiedModule, args: &[Literal], env: &dyn Fn() -> Env) -> Option<String> {
+        if !xlaref_fast::fuses(module) {
+            return None;
+        }
+        match (xlaref_fast::run_borrowed(module, args, &mut env()), xlaref_fast::run_unfused(module, args, &mut env())) {
+            (Ok(fused), Ok(unfused)) => super::compare::compare(&fused, &unfused, None)
+                .map(|m| format!("the fast engine's fused run differs from its op-by-op run: {m}")),
+            (Err(_), Err(_)) => None,
+            (Ok(_), Err(e)) => Some(format!("the fast engine's op-by-op run fails ({e}) where its fused run returns a value")),
+            (Err(e), Ok(_)) => Some(format!("the fast engine's fused run fails ({e}) where its op-by-op run returns a value")),
+        }
     }
 }
 

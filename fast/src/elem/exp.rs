@@ -90,6 +90,31 @@ pub fn exp_f32_all(v: &[f32]) -> Vec<f32> {
     crate::par::map_heavy(v, exp_f32)
 }
 
+/// [`exp_f32_all`] into `out` (`out.len() == v.len()`), on this thread:
+/// the same function for each element as the whole-array kernel, for
+/// fused blocks.
+pub fn exp_f32_into(v: &[f32], out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::isa::isa() >= crate::isa::Isa::Avx512 {
+        // SAFETY: a `&mut [f32]` viewed as `MaybeUninit<f32>`s, which
+        // `exp_into` only writes initialized values to; `isa()` never
+        // exceeds what the CPU has.
+        unsafe {
+            let out = &mut *(out as *mut [f32] as *mut [std::mem::MaybeUninit<f32>]);
+            lanes::exp_into(v, out)
+        };
+        return;
+    }
+    crate::par::simd(
+        #[inline(always)]
+        || {
+            for (o, &x) in out.iter_mut().zip(v) {
+                *o = exp_f32(x);
+            }
+        },
+    )
+}
+
 /// `e^x` in f32 lanes, for throughput: the f64 evaluation of [`exp_f32`]
 /// takes twenty 8-lane operations per 8 elements and bounds f32 Exp at
 /// about a third of memory speed; this takes seventeen 16-lane ones per 16.

@@ -234,6 +234,17 @@ pub trait FFloat: Copy + Default + Send + Sync + 'static {
     fn exp_all(v: &[Self]) -> Vec<Self> {
         crate::par::map_heavy(v, |x| Self::down(x.up().exp()))
     }
+    /// [`FFloat::exp_all`] into `out`, on this thread (for fused blocks).
+    fn exp_into(v: &[Self], out: &mut [Self]) {
+        crate::par::simd(
+            #[inline(always)]
+            || {
+                for (o, &x) in out.iter_mut().zip(v) {
+                    *o = Self::down(x.up().exp());
+                }
+            },
+        )
+    }
 }
 
 /// Pow: the platform's `pow` in the wide type, with a signaling NaN
@@ -256,6 +267,9 @@ impl FFloat for f32 {
     const POW_QUIET_BIT: Option<u64> = Some(1 << 22);
     fn exp_all(v: &[f32]) -> Vec<f32> {
         super::exp::exp_f32_all(v)
+    }
+    fn exp_into(v: &[f32], out: &mut [f32]) {
+        super::exp::exp_f32_into(v, out)
     }
     type W = f32;
     const WIDTH: u32 = 32;

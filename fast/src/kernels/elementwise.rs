@@ -28,7 +28,7 @@ fn bad(what: &str) -> RunError {
 
 /// One operand of an element-wise op: all elements, or one repeated.
 #[derive(Clone, Copy)]
-enum Side<'a, T> {
+pub(crate) enum Side<'a, T> {
     All(&'a [T]),
     One(T),
 }
@@ -93,7 +93,51 @@ fn int_binary<T: FInt>(op: BinaryOp, a: Side<T>, b: Side<T>) -> R<Vec<T>> {
     })
 }
 
+/// What is done with one float function: the whole-array kernels here
+/// map it over arrays; the fusion tiles (`fusion::tiles`) over blocks in
+/// the caches. Both get the function from [`float_binary_fn`] or
+/// [`float_unary_fn`], so a fused chain computes exactly what its ops
+/// compute one by one.
+pub(crate) trait BinaryUse<T> {
+    type Out;
+    fn apply<F: Fn(T, T) -> T + Copy + Sync>(self, f: F) -> Self::Out;
+}
+
+/// See [`BinaryUse`]. `heavy`: the function costs more than its memory
+/// traffic (a transcendental), so a whole-array result is not streamed.
+pub(crate) trait UnaryUse<T> {
+    type Out;
+    fn apply<F: Fn(T) -> T + Copy + Sync>(self, f: F, heavy: bool) -> Self::Out;
+}
+
+struct Sides<'a, T>(Side<'a, T>, Side<'a, T>);
+
+impl<T: Copy + Sync + Send> BinaryUse<T> for Sides<'_, T> {
+    type Out = Vec<T>;
+    fn apply<F: Fn(T, T) -> T + Copy + Sync>(self, f: F) -> Vec<T> {
+        run2(self.0, self.1, f)
+    }
+}
+
+struct Whole<'a, T>(&'a [T]);
+
+impl<T: Copy + Sync + Send> UnaryUse<T> for Whole<'_, T> {
+    type Out = Vec<T>;
+    fn apply<F: Fn(T) -> T + Copy + Sync>(self, f: F, heavy: bool) -> Vec<T> {
+        if heavy {
+            par::map_heavy(self.0, f)
+        } else {
+            par::map(self.0, f)
+        }
+    }
+}
+
 fn float_binary<T: FFloat>(op: BinaryOp, a: Side<T>, b: Side<T>) -> R<Vec<T>> {
+    float_binary_fn(op, Sides(a, b))
+}
+
+/// The element function of float binary op `op`, handed to `u`.
+pub(crate) fn float_binary_fn<T: FFloat, U: BinaryUse<T>>(op: BinaryOp, u: U) -> R<U::Out> {
     use BinaryOp::*;
     // A macro, not a closure taking `fn` pointers: each op's closure is its
     // own type, so the loop inlines it and vectorizes (an `fn` pointer is an
@@ -104,25 +148,25 @@ fn float_binary<T: FFloat>(op: BinaryOp, a: Side<T>, b: Side<T>) -> R<Vec<T>> {
         };
     }
     Ok(match op {
-        Add => run2(a, b, f!(|x: T::W, y: T::W| x + y)),
-        Sub => run2(a, b, f!(|x: T::W, y: T::W| x - y)),
-        Mul => run2(a, b, f!(|x: T::W, y: T::W| x * y)),
-        Div => run2(a, b, f!(|x: T::W, y: T::W| x / y)),
-        Rem => run2(a, b, f!(Wide::rem)),
-        Max => run2(a, b, f!(maximum)),
-        Min => run2(a, b, f!(minimum)),
-        Pow => run2(a, b, pow),
-        Atan2 => run2(a, b, f!(Wide::atan2)),
+        Add => u.apply(f!(|x: T::W, y: T::W| x + y)),
+        Sub => u.apply(f!(|x: T::W, y: T::W| x - y)),
+        Mul => u.apply(f!(|x: T::W, y: T::W| x * y)),
+        Div => u.apply(f!(|x: T::W, y: T::W| x / y)),
+        Rem => u.apply(f!(Wide::rem)),
+        Max => u.apply(f!(maximum)),
+        Min => u.apply(f!(minimum)),
+        Pow => u.apply(pow),
+        Atan2 => u.apply(f!(Wide::atan2)),
         // CHLO extension ops: NextAfter on the element's own bits; the
         // special functions in f64 (elem::special), rounded once.
         NextAfter => {
             let nan = T::down(T::W::from_f64(f64::NAN)).bits();
-            run2(a, b, move |x: T, y: T| {
+            u.apply(move |x: T, y: T| {
                 T::from_bits(special::next_after_bits(x.bits(), y.bits(), T::WIDTH, x.up().is_nan(), y.up().is_nan(), nan))
             })
         }
-        Polygamma => run2(a, b, |n: T, x: T| T::down(T::W::from_f64(special::polygamma(n.up().to_f64(), x.up().to_f64())))),
-        Zeta => run2(a, b, |x: T, q: T| T::down(T::W::from_f64(special::zeta(x.up().to_f64(), q.up().to_f64())))),
+        Polygamma => u.apply(|n: T, x: T| T::down(T::W::from_f64(special::polygamma(n.up().to_f64(), x.up().to_f64())))),
+        Zeta => u.apply(|x: T, q: T| T::down(T::W::from_f64(special::zeta(x.up().to_f64(), q.up().to_f64())))),
         _ => return Err(bad("integer op on floats")),
     })
 }
@@ -283,6 +327,27 @@ fn int_unary<T: FInt>(op: UnaryOp, v: &[T]) -> R<Vec<T>> {
 
 fn float_unary<T: FFloat + xlaref_reference::literal::Stored>(op: UnaryOp, v: &[T]) -> R<Data> {
     use UnaryOp::*;
+    let out: Vec<T> = match op {
+        IsFinite => return Ok(Data::Pred(par::map(v, |x| x.up().is_finite()))),
+        IsInf => return Ok(Data::Pred(par::map(v, |x| x.up().to_f64().is_infinite()))),
+        IsPosInf => return Ok(Data::Pred(par::map(v, |x| x.up().to_f64() == f64::INFINITY))),
+        IsNegInf => return Ok(Data::Pred(par::map(v, |x| x.up().to_f64() == f64::NEG_INFINITY))),
+        Exp => T::exp_all(v),
+        Sin => trig(v, Wide::sin_near, Wide::sin),
+        Cos => trig(v, Wide::cos_near, Wide::cos),
+        Tan => trig(v, Wide::tan_near, Wide::tan),
+        Real | Conj => v.to_vec(),
+        _ => float_unary_fn(op, Whole(v)).ok_or_else(|| bad("integer op on floats"))?,
+    };
+    Ok(T::wrap(out))
+}
+
+/// The element function of float unary op `op`, handed to `u`; None for
+/// the ops that are not one function of one element to the same type
+/// (the predicates, Exp and the trigonometric functions, which have
+/// whole-array kernels, and Real and Conj).
+pub(crate) fn float_unary_fn<T: FFloat, U: UnaryUse<T>>(op: UnaryOp, u: U) -> Option<U::Out> {
+    use UnaryOp::*;
     macro_rules! f {
         ($g:expr) => {
             move |x: T| T::down(($g)(x.up()))
@@ -294,55 +359,45 @@ fn float_unary<T: FFloat + xlaref_reference::literal::Stored>(op: UnaryOp, v: &[
         };
     }
     let sign_mask = 1u64 << (T::WIDTH - 1);
-    // Transcendentals cost more than their memory traffic: `map_heavy`.
-    let out: Vec<T> = match op {
-        IsFinite => return Ok(Data::Pred(par::map(v, |x| x.up().is_finite()))),
-        IsInf => return Ok(Data::Pred(par::map(v, |x| x.up().to_f64().is_infinite()))),
-        IsPosInf => return Ok(Data::Pred(par::map(v, |x| x.up().to_f64() == f64::INFINITY))),
-        IsNegInf => return Ok(Data::Pred(par::map(v, |x| x.up().to_f64() == f64::NEG_INFINITY))),
-        Neg => par::map(v, |x| T::from_bits(x.bits() ^ sign_mask)),
-        Abs => par::map(v, |x| T::from_bits(x.bits() & !sign_mask)),
-        Sign => par::map(v, f!(sign)),
-        Ceil => par::map(v, f!(Wide::ceil)),
-        Floor => par::map(v, f!(Wide::floor)),
-        Round => par::map(v, f!(Wide::round)),
-        RoundNearestEven => par::map(v, f!(Wide::round_ties_even)),
-        Sqrt => par::map(v, f!(Wide::sqrt)),
-        Rsqrt => par::map(v, f!(|x: T::W| T::W::ONE / x.sqrt())),
-        Cbrt => par::map_heavy(v, f!(Wide::cbrt)),
-        Exp => T::exp_all(v),
-        Expm1 => par::map_heavy(v, f!(Wide::exp_m1)),
-        Log => par::map_heavy(v, f!(Wide::ln)),
-        Log1p => par::map_heavy(v, f!(Wide::ln_1p)),
+    // Transcendentals cost more than their memory traffic: `heavy`.
+    Some(match op {
+        Neg => u.apply(move |x: T| T::from_bits(x.bits() ^ sign_mask), false),
+        Abs => u.apply(move |x: T| T::from_bits(x.bits() & !sign_mask), false),
+        Sign => u.apply(f!(sign), false),
+        Ceil => u.apply(f!(Wide::ceil), false),
+        Floor => u.apply(f!(Wide::floor), false),
+        Round => u.apply(f!(Wide::round), false),
+        RoundNearestEven => u.apply(f!(Wide::round_ties_even), false),
+        Sqrt => u.apply(f!(Wide::sqrt), false),
+        Rsqrt => u.apply(f!(|x: T::W| T::W::ONE / x.sqrt()), false),
+        Cbrt => u.apply(f!(Wide::cbrt), true),
+        Expm1 => u.apply(f!(Wide::exp_m1), true),
+        Log => u.apply(f!(Wide::ln), true),
+        Log1p => u.apply(f!(Wide::ln_1p), true),
         // In f64, rounded once (elem::f32_math for f32 and narrower):
         // composed in f32, `1 / (1 + e^-x)` is 2 ulps off near 0.5 (found by
         // the campaign, logistic(-0.00055)).
-        Logistic => par::map_heavy(v, f!(Wide::logistic)),
-        Sin => trig(v, Wide::sin_near, Wide::sin),
-        Cos => trig(v, Wide::cos_near, Wide::cos),
-        Tan => trig(v, Wide::tan_near, Wide::tan),
-        Tanh => par::map_heavy(v, f!(Wide::tanh)),
-        Erf => par::map_heavy(v, f!(Wide::erf)),
+        Logistic => u.apply(f!(Wide::logistic), true),
+        Tanh => u.apply(f!(Wide::tanh), true),
+        Erf => u.apply(f!(Wide::erf), true),
         // CHLO extension ops: evaluated in f64 (the platform's libm, or
         // elem::special), rounded once; narrow types round through f32.
-        Sinh => par::map_heavy(v, g!(f64::sinh)),
-        Cosh => par::map_heavy(v, g!(f64::cosh)),
-        Asin => par::map_heavy(v, g!(f64::asin)),
-        Acos => par::map_heavy(v, g!(f64::acos)),
-        Atan => par::map_heavy(v, g!(f64::atan)),
-        Asinh => par::map_heavy(v, g!(special::asinh)),
-        Acosh => par::map_heavy(v, g!(special::acosh)),
-        Atanh => par::map_heavy(v, g!(f64::atanh)),
-        Erfc => par::map_heavy(v, g!(libm::erfc)),
-        ErfInv => par::map_heavy(v, g!(special::erf_inv)),
-        Lgamma => par::map_heavy(v, g!(special::lgamma)),
-        Digamma => par::map_heavy(v, g!(special::digamma)),
-        BesselI1e => par::map_heavy(v, g!(special::bessel_i1e)),
-        Real | Conj => v.to_vec(),
-        Imag => par::map(v, |_| T::down(T::W::ZERO)),
-        _ => return Err(bad("integer op on floats")),
-    };
-    Ok(T::wrap(out))
+        Sinh => u.apply(g!(f64::sinh), true),
+        Cosh => u.apply(g!(f64::cosh), true),
+        Asin => u.apply(g!(f64::asin), true),
+        Acos => u.apply(g!(f64::acos), true),
+        Atan => u.apply(g!(f64::atan), true),
+        Asinh => u.apply(g!(special::asinh), true),
+        Acosh => u.apply(g!(special::acosh), true),
+        Atanh => u.apply(g!(f64::atanh), true),
+        Erfc => u.apply(g!(libm::erfc), true),
+        ErfInv => u.apply(g!(special::erf_inv), true),
+        Lgamma => u.apply(g!(special::lgamma), true),
+        Digamma => u.apply(g!(special::digamma), true),
+        BesselI1e => u.apply(g!(special::bessel_i1e), true),
+        Imag => u.apply(|_| T::down(T::W::ZERO), false),
+        _ => return None,
+    })
 }
 
 /// Sin, Cos or Tan: the vectorized `near` form, and `far` (the platform's

@@ -133,16 +133,9 @@ pub(crate) fn combine<C: Combiner>(op: BinaryOp, x: &Data, init: Scalar, c: C) -
         }};
     }
     macro_rules! float {
-        ($v:ident, $t:ty, $xs:expr, $sum_assoc:expr) => {{
+        ($v:ident, $t:ty, $xs:expr) => {{
             let (xs, i) = typed::<$t>($xs, init)?;
-            let r = match op {
-                Add => c.run(xs, i, |a: $t, b: $t| <$t>::down(a.up() + b.up()), $sum_assoc),
-                Mul => c.run(xs, i, |a: $t, b: $t| <$t>::down(a.up() * b.up()), false),
-                Max => c.run(xs, i, |a: $t, b: $t| <$t>::down(maximum(a.up(), b.up())), true),
-                Min => c.run(xs, i, |a: $t, b: $t| <$t>::down(minimum(a.up(), b.up())), true),
-                _ => return None,
-            };
-            Some(r.map(Data::$v))
+            Some(float_combine(op, xs, i, c)?.map(Data::$v))
         }};
     }
     match x {
@@ -164,14 +157,29 @@ pub(crate) fn combine<C: Combiner>(op: BinaryOp, x: &Data, init: Scalar, c: C) -
         Data::U16(xs) => int!(U16, xs),
         Data::U32(xs) => int!(U32, xs),
         Data::U64(xs) => int!(U64, xs),
-        Data::F32(xs) => float!(F32, f32, xs, true),
-        Data::F64(xs) => float!(F64, f64, xs, true),
-        Data::F16(xs) => float!(F16, f16, xs, false),
-        Data::BF16(xs) => float!(BF16, bf16, xs, false),
-        Data::F8E4M3FN(xs) => float!(F8E4M3FN, F8E4M3FN, xs, false),
-        Data::F8E5M2(xs) => float!(F8E5M2, F8E5M2, xs, false),
+        Data::F32(xs) => float!(F32, f32, xs),
+        Data::F64(xs) => float!(F64, f64, xs),
+        Data::F16(xs) => float!(F16, f16, xs),
+        Data::BF16(xs) => float!(BF16, bf16, xs),
+        Data::F8E4M3FN(xs) => float!(F8E4M3FN, F8E4M3FN, xs),
+        Data::F8E5M2(xs) => float!(F8E5M2, F8E5M2, xs),
         Data::C64(_) | Data::C128(_) => None,
     }
+}
+
+/// Runs `c` with the typed function of float reducer `op` (None when the
+/// op has no typed loop). Sums are reassociated in f32 and f64 only (the
+/// tolerance model's bound covers them); narrower sums keep the order.
+pub(crate) fn float_combine<T: FFloat + Elem, C: Combiner>(op: BinaryOp, xs: &[T], init: T, c: C) -> Option<R<Vec<T>>> {
+    use BinaryOp::*;
+    let sum_assoc = T::WIDTH >= 32;
+    Some(match op {
+        Add => c.run(xs, init, |a: T, b: T| T::down(a.up() + b.up()), sum_assoc),
+        Mul => c.run(xs, init, |a: T, b: T| T::down(a.up() * b.up()), false),
+        Max => c.run(xs, init, |a: T, b: T| T::down(maximum(a.up(), b.up())), true),
+        Min => c.run(xs, init, |a: T, b: T| T::down(minimum(a.up(), b.up())), true),
+        _ => return None,
+    })
 }
 
 /// Lanes of partial results in [`fold_any_order`]: enough independent

@@ -1,0 +1,344 @@
+//! Loop fusion: the fast engine's answer to a program that is a long chain
+//! of element-wise ops over one large shape (LayerNorm, GELU, softmax's
+//! arithmetic, optimizer updates). Run op by op, each op reads and writes
+//! the whole array in memory; fused, the chain runs block by block, its
+//! intermediate values live in the caches only, and memory sees the
+//! chain's inputs and its one result.
+//!
+//! Fusion belongs to this engine only: the reference runs every op on its
+//! own. A fused group computes exactly what its ops compute one by one (the
+//! same element functions run on each block), which
+//! `tests/fusion_differential.rs` and every differential campaign check
+//! against the unfused run. Exactly means bit for bit but for NaN payloads:
+//! which of two NaNs an add returns depends on the operand order the
+//! compiler picked for that loop, and a row sum compiled here and in the
+//! Reduce kernel may pick differently.
+//!
+//! A group is a set of instructions that iterate over one element count `n`
+//! and whose values are only read inside the group, except its root's:
+//! - element-wise ops (Unary, Binary, Compare, Select, Clamp, Convert)
+//!   whose operands have the result's dimensions (read block by block) or
+//!   one element (read as a scalar);
+//! - Reshape and Collapse without a transpose (a block is a range of linear
+//!   positions, which they keep);
+//! - Broadcast and BroadcastInDim, which read their (materialized) operand
+//!   through strides, so a row or column vector is never spread out in
+//!   memory;
+//! - as the root only, a Reduce of rows: a typed reducer (Add, Mul, Max,
+//!   Min, logic) over the trailing dimensions, rows of at most
+//!   [`MAX_ROW`] elements. Blocks then hold whole rows, and each row folds
+//!   in the order the Reduce kernel folds it.
+//!
+//! Two runners: [`tiles`] for groups of one float type and the ops it
+//! knows (values in L1-sized tiles, no buffer per op), [`blocks`] for
+//! everything else (the engine's whole-array kernels on blocks).
+
+mod blocks;
+mod tiles;
+
+use xlaref_reference::ir::{BinaryOp, Computation, ComputationId, InstrId, Op};
+use xlaref_reference::literal::{ArrayLiteral, Literal};
+use xlaref_reference::types::{ArrayShape, ElementType, Shape};
+use xlaref_reference::verify::VerifiedModule;
+use xlaref_reference::RunError;
+
+use crate::scalar::{Kind, ScalarFn};
+
+type R<T> = Result<T, RunError>;
+
+fn bad(what: &str) -> RunError {
+    RunError::Other(format!("fast engine: {what} (a verified module should not reach this)"))
+}
+
+/// The longest row a fused Reduce folds: a block holds at least one row,
+/// and the Reduce kernel folds rows this short on one thread each (so the
+/// fused fold is its fold).
+pub const MAX_ROW: usize = 16384;
+
+/// What the executor does with an instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Runs on its own.
+    Alone,
+    /// Part of a group; its value is never materialized.
+    Member,
+    /// The last instruction of group `g`: running it runs the group.
+    Root(usize),
+}
+
+/// A computation's fusion groups.
+#[derive(Debug)]
+pub struct Plan {
+    pub roles: Vec<Role>,
+    /// Each group's instructions in program order (the root last).
+    pub groups: Vec<Vec<InstrId>>,
+    /// Per group: the reducer of its root, when the root is a Reduce.
+    pub reducers: Vec<Option<BinaryOp>>,
+}
+
+impl Plan {
+    /// A plan without groups (every instruction runs alone).
+    pub fn unfused(c: &Computation) -> Plan {
+        Plan { roles: vec![Role::Alone; c.instructions.len()], groups: Vec::new(), reducers: Vec::new() }
+    }
+}
+
+/// The element count of instruction `i` if it can be in a group.
+fn fusible_count(c: &Computation, shapes: &[&Shape], i: InstrId) -> Option<usize> {
+    let out = shapes[i].as_array().filter(|s| !s.is_dynamic())?;
+    let n = out.element_count();
+    let operands = &c.instructions[i].operands;
+    let static_array = |o: InstrId| shapes[o].as_array().filter(|s| !s.is_dynamic());
+    // Each operand has the result's dimensions or (where `scalar_ok`) one element.
+    let elementwise = |scalar_ok: bool| {
+        operands.iter().all(|&o| static_array(o).is_some_and(|s| s.dims == out.dims || (scalar_ok && s.element_count() == 1)))
+    };
+    let ok = match &c.instructions[i].op {
+        Op::Unary(_) | Op::ConvertElementType { .. } => elementwise(false),
+        Op::Binary { .. } | Op::Compare { .. } | Op::Clamp => elementwise(true),
+        // A scalar predicate selects whole operands; only the element-wise form fuses.
+        Op::Select => elementwise(false),
+        Op::Reshape { dimensions, .. } => {
+            dimensions.as_ref().is_none_or(|d| d.iter().enumerate().all(|(k, &x)| x == k as i64))
+                && operands.iter().all(|&o| static_array(o).is_some())
+        }
+        Op::Collapse { .. } => operands.iter().all(|&o| static_array(o).is_some()),
+        Op::Broadcast { .. } | Op::BroadcastInDim { .. } => operands.iter().all(|&o| static_array(o).is_some()),
+        _ => false,
+    };
+    ok.then_some(n)
+}
+
+/// The row length of a Reduce a group can end in: one operand, a typed
+/// reducer `op` for its element type, the trailing dimensions reduced,
+/// rows of 2 to [`MAX_ROW`] elements.
+fn reduced_row(c: &Computation, shapes: &[&Shape], i: InstrId, op: BinaryOp) -> Option<usize> {
+    let Op::Reduce { dimensions, .. } = &c.instructions[i].op else { return None };
+    let [operand, _init] = c.instructions[i].operands[..] else { return None };
+    let a = shapes[operand].as_array().filter(|s| !s.is_dynamic())?;
+    shapes[i].as_array().filter(|s| !s.is_dynamic())?;
+    let rank = a.rank();
+    let mut sorted = dimensions.clone();
+    sorted.sort_unstable();
+    let trailing = sorted.iter().enumerate().all(|(k, &d)| d == (rank - sorted.len() + k) as i64);
+    let row: usize = a.dims[rank - sorted.len()..].iter().map(|&d| d as usize).product();
+    let typed = match a.element_type {
+        ElementType::C64 | ElementType::C128 => false,
+        t if t.is_float() => matches!(op, BinaryOp::Add | BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min),
+        _ => true,
+    };
+    (trailing && typed && (2..=MAX_ROW).contains(&row)).then_some(row)
+}
+
+/// Whether member `user` reads `operand` position by position (so the
+/// operand can be a member too): an element-wise op of the group's element
+/// count, a reshape, or a Reduce root reading it as its operand.
+fn reads_in_place(c: &Computation, shapes: &[&Shape], user: InstrId, operand: InstrId, n: usize) -> bool {
+    let count = shapes[operand].as_array().map(ArrayShape::element_count);
+    let instr = &c.instructions[user];
+    match instr.op {
+        Op::Broadcast { .. } | Op::BroadcastInDim { .. } => false,
+        Op::Reduce { .. } => {
+            instr.operands.iter().position(|&o| o == operand) == Some(0) && instr.operands[1] != operand && count == Some(n)
+        }
+        _ => count == Some(n),
+    }
+}
+
+/// Finds the groups of computation `c` (`shapes[i]` is instruction `i`'s;
+/// `reducer(id)` the typed reducer computation `id` is, if any).
+///
+/// Walks backwards: an instruction joins the group of its readers when all
+/// of them are in one group and read it in place; otherwise it starts a
+/// group of its own (a Reduce always does: it can only be a root). Groups
+/// of one instruction run alone.
+pub fn plan(c: &Computation, shapes: &[&Shape], reducer: impl Fn(ComputationId) -> Option<BinaryOp>) -> Plan {
+    let n = c.instructions.len();
+    let mut users: Vec<Vec<InstrId>> = vec![Vec::new(); n];
+    for (i, instr) in c.instructions.iter().enumerate() {
+        for &o in &instr.operands {
+            if users[o].last() != Some(&i) {
+                users[o].push(i);
+            }
+        }
+    }
+    let mut group_of: Vec<Option<usize>> = vec![None; n];
+    let mut groups: Vec<(usize, Vec<InstrId>, Option<BinaryOp>)> = Vec::new();
+    for i in (0..n).rev() {
+        let reduce = match &c.instructions[i].op {
+            Op::Reduce { computation, .. } => reducer(*computation).filter(|&op| reduced_row(c, shapes, i, op).is_some()),
+            _ => None,
+        };
+        if let Some(op) = reduce {
+            let count = shapes[c.instructions[i].operands[0]].as_array().map_or(0, ArrayShape::element_count);
+            groups.push((count, vec![i], Some(op)));
+            group_of[i] = Some(groups.len() - 1);
+            continue;
+        }
+        let Some(count) = fusible_count(c, shapes, i) else { continue };
+        let joined = (i != c.root && !users[i].is_empty())
+            .then(|| group_of[users[i][0]])
+            .flatten()
+            .filter(|&g| groups[g].0 == count)
+            .filter(|&g| users[i].iter().all(|&u| group_of[u] == Some(g) && reads_in_place(c, shapes, u, i, count)));
+        let g = joined.unwrap_or_else(|| {
+            groups.push((count, Vec::new(), None));
+            groups.len() - 1
+        });
+        group_of[i] = Some(g);
+        groups[g].1.push(i);
+    }
+    let mut plan = Plan::unfused(c);
+    for (_, mut members, reduce) in groups.into_iter().filter(|(_, m, _)| m.len() > 1) {
+        members.reverse();
+        let g = plan.groups.len();
+        for &m in &members {
+            plan.roles[m] = Role::Member;
+        }
+        if let Some(&root) = members.last() {
+            plan.roles[root] = Role::Root(g);
+        }
+        plan.groups.push(members);
+        plan.reducers.push(reduce);
+    }
+    plan
+}
+
+/// The plan of computation `id` of `module`.
+pub fn plan_computation(module: &VerifiedModule, id: ComputationId) -> Plan {
+    let c = module.computation(id);
+    let shapes: Vec<&Shape> = (0..c.instructions.len()).map(|i| module.shape(id, i)).collect();
+    plan(c, &shapes, |f| match ScalarFn::new(f).kind(module) {
+        Kind::Bin(op) => Some(op),
+        _ => None,
+    })
+}
+
+/// A Broadcast member's operand and, per output dimension, the operand
+/// stride it walks (0 where the operand is repeated).
+struct Spread<'a> {
+    operand: &'a ArrayLiteral,
+    dims: Vec<usize>,
+    strides: Vec<usize>,
+}
+
+fn spread<'a>(op: &Op, operand: &'a ArrayLiteral, out: &ArrayShape) -> Spread<'a> {
+    let mapping: Vec<usize> = match op {
+        Op::BroadcastInDim { broadcast_dimensions, .. } => broadcast_dimensions.iter().map(|&d| d as usize).collect(),
+        _ => (out.rank() - operand.rank()..out.rank()).collect(),
+    };
+    let in_strides = operand.shape.strides();
+    let mut strides = vec![0usize; out.rank()];
+    for (k, &m) in mapping.iter().enumerate() {
+        if operand.dims()[k] != 1 {
+            strides[m] = in_strides[k];
+        }
+    }
+    Spread { operand, dims: out.dims.iter().map(|&d| d as usize).collect(), strides }
+}
+
+impl Spread<'_> {
+    /// The operand offset of output position `start`, and how many
+    /// positions from there on stay in the same innermost row.
+    fn locate(&self, start: usize) -> (usize, usize) {
+        let Some(&inner) = self.dims.last() else { return (0, usize::MAX) };
+        let mut rest = start;
+        let mut base = 0;
+        let mut innermost = 0;
+        for d in (0..self.dims.len()).rev() {
+            let size = self.dims[d].max(1);
+            let i = rest % size;
+            if d + 1 == self.dims.len() {
+                innermost = i;
+            }
+            base += i * self.strides[d];
+            rest /= size;
+        }
+        (base, inner - innermost)
+    }
+
+    /// The operand stride along the innermost dimension.
+    fn inner_stride(&self) -> usize {
+        self.strides.last().copied().unwrap_or(0)
+    }
+}
+
+/// Positions `start..start + len` of a broadcast into `out` (cleared
+/// first), walked row by row of its last dimension: a repeated value, a
+/// contiguous run or a strided gather.
+fn spread_into<T: Copy>(v: &[T], s: &Spread, start: usize, len: usize, out: &mut Vec<T>) {
+    out.clear();
+    let rank = s.dims.len();
+    if rank == 0 {
+        out.extend(std::iter::repeat_n(v[0], len));
+        return;
+    }
+    // The multi-index of `start`, innermost dimension last.
+    let mut index = vec![0usize; rank];
+    let mut rest = start;
+    for d in (0..rank).rev() {
+        index[d] = rest % s.dims[d].max(1);
+        rest /= s.dims[d].max(1);
+    }
+    let (inner, inner_stride) = (s.dims[rank - 1], s.strides[rank - 1]);
+    while out.len() < len {
+        let base: usize = index.iter().zip(&s.strides).map(|(i, st)| i * st).sum();
+        let run = (inner - index[rank - 1]).min(len - out.len());
+        match inner_stride {
+            0 => out.extend(std::iter::repeat_n(v[base], run)),
+            1 => out.extend_from_slice(&v[base..base + run]),
+            st => out.extend((0..run).map(|k| v[base + k * st])),
+        }
+        index[rank - 1] = 0;
+        for d in (0..rank - 1).rev() {
+            index[d] += 1;
+            if index[d] < s.dims[d] {
+                break;
+            }
+            index[d] = 0;
+        }
+    }
+}
+
+fn array(l: &Literal) -> R<&ArrayLiteral> {
+    l.as_array().ok_or_else(|| bad("expected an array"))
+}
+
+/// A group's Reduce root: its reducer, its row length and its init value.
+struct Rows<'a> {
+    op: BinaryOp,
+    len: usize,
+    init: &'a ArrayLiteral,
+}
+
+/// Runs group `members` of computation `c` (`reducer`: the root's, when
+/// the root is a Reduce); `value(o)` is the materialized value of an
+/// instruction outside the group.
+pub fn run<'a>(
+    c: &'a Computation,
+    shapes: &[&Shape],
+    members: &[InstrId],
+    reducer: Option<BinaryOp>,
+    value: impl Fn(InstrId) -> R<&'a Literal>,
+) -> R<Literal> {
+    let root = *members.last().ok_or_else(|| bad("empty fusion group"))?;
+    let rows = match reducer {
+        Some(op) => {
+            let len = reduced_row(c, shapes, root, op).ok_or_else(|| bad("fused Reduce of another form"))?;
+            let init = c.instructions[root].operands.get(1).ok_or_else(|| bad("Reduce without init"))?;
+            Some(Rows { op, len, init: array(value(*init)?)? })
+        }
+        None => None,
+    };
+    if let Some(result) = tiles::run(c, shapes, members, rows.as_ref(), &value) {
+        return result;
+    }
+    blocks::run(c, shapes, members, rows.as_ref(), &value)
+}
+
+/// Whether fusion is on: `XLAREF_FAST_FUSION=off` turns it off (to time
+/// or debug the op-by-op path).
+pub fn enabled_by_environment() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("XLAREF_FAST_FUSION").map_or(true, |v| !matches!(v.as_str(), "off" | "0" | "no")))
+}

@@ -1,0 +1,484 @@
+//! The typed fusion runner: a group whose values are all of one float type
+//! (f32, f64, f16, bf16) and whose members are unary and binary arithmetic
+//! ([`float_unary_fn`], [`float_binary_fn`] and Exp), reshapes and
+//! broadcasts, optionally ending in a Reduce of rows.
+//!
+//! The group runs tile by tile: a tile is [`TILE`] positions (whole rows
+//! under a Reduce), and each member's values for a tile live in one of a
+//! few tile-sized buffers reused as soon as their last reader ran, so a
+//! chain's working set stays in L1 and no memory is allocated per tile.
+//! Values that are the same for the whole tile (a scalar operand, a row
+//! broadcast along the tile, arithmetic on those) stay one value; a
+//! contiguous operand or broadcast row is read where it lies. Each member
+//! applies the element function the whole-array kernel applies, so the
+//! result is the op-by-op result (exactly; NaN payloads aside, see
+//! `fusion/mod.rs`).
+
+use std::mem::MaybeUninit;
+use std::sync::Mutex;
+
+use half::{bf16, f16};
+use xlaref_reference::ir::{BinaryOp, Computation, InstrId, Op, UnaryOp};
+use xlaref_reference::literal::{ArrayLiteral, Literal};
+use xlaref_reference::types::{ElementType, Shape};
+use xlaref_reference::RunError;
+
+use super::blocks::RowFolds;
+use super::{array, bad, spread, spread_into, Rows, Spread, R};
+use crate::elem::float::FFloat;
+use crate::kernels::elementwise::{float_binary_fn, float_unary_fn, BinaryUse, Side, UnaryUse};
+use crate::kernels::reduce::{float_combine, Elem};
+use crate::par;
+
+/// Positions per tile without a Reduce: a few tile buffers of f32 fit in
+/// L1 beside the operands' lines.
+const TILE: usize = 1024;
+/// Positions a tile under a Reduce aims at (whole rows, at least one).
+const ROWS_TILE: usize = 4096;
+/// Positions per parallel chunk at least.
+const CHUNK: usize = 1 << 15;
+
+/// Runs the group on tiles, or None when it has another type or an op
+/// the tiles do not run (the block runner takes it then).
+pub(super) fn run<'a>(
+    c: &'a Computation,
+    shapes: &[&Shape],
+    members: &[InstrId],
+    rows: Option<&Rows>,
+    value: &impl Fn(InstrId) -> R<&'a Literal>,
+) -> Option<R<Literal>> {
+    let root = *members.last()?;
+    let out = shapes[root].as_array()?;
+    match out.element_type {
+        ElementType::F32 => typed::<f32>(c, shapes, members, rows, value),
+        ElementType::F64 => typed::<f64>(c, shapes, members, rows, value),
+        ElementType::F16 => typed::<f16>(c, shapes, members, rows, value),
+        ElementType::BF16 => typed::<bf16>(c, shapes, members, rows, value),
+        _ => None,
+    }
+}
+
+/// A member's operand.
+#[derive(Clone, Copy)]
+enum Src<'a, T> {
+    /// Another member (its index in the group).
+    Member(usize),
+    /// A materialized value of the group's element count.
+    Whole(&'a [T]),
+    /// A one-element value.
+    One(T),
+}
+
+enum Kind<'a, T> {
+    Unary(UnaryOp),
+    Exp,
+    Binary(BinaryOp),
+    /// Reshape or Collapse: its operand's values.
+    Same,
+    Spread(Spread<'a>, &'a [T]),
+}
+
+struct Step<'a, T> {
+    kind: Kind<'a, T>,
+    inputs: Vec<Src<'a, T>>,
+    /// The buffer its values go to when they are not one value or a view.
+    slot: usize,
+}
+
+/// A member's values for the current tile.
+#[derive(Clone, Copy)]
+enum View<'a, T> {
+    Slot(usize),
+    /// Read where it lies (already cut to the tile).
+    At(&'a [T]),
+    One(T),
+}
+
+/// Probes whether an op has an element function, without running it.
+struct Probe;
+impl<T> BinaryUse<T> for Probe {
+    type Out = ();
+    fn apply<F: Fn(T, T) -> T + Copy + Sync>(self, _: F) {}
+}
+impl<T> UnaryUse<T> for Probe {
+    type Out = ();
+    fn apply<F: Fn(T) -> T + Copy + Sync>(self, _: F, _: bool) {}
+}
+
+fn typed<'a, T: FFloat + Elem>(
+    c: &'a Computation,
+    shapes: &[&Shape],
+    members: &[InstrId],
+    rows: Option<&Rows>,
+    value: &impl Fn(InstrId) -> R<&'a Literal>,
+) -> Option<R<Literal>> {
+    let root = *members.last()?;
+    let elementwise = if rows.is_some() { &members[..members.len() - 1] } else { members };
+    let n = shapes[*elementwise.last()?].as_array()?.element_count();
+    // All members must be of the one type (a Reduce's operand included).
+    let one_type = shapes[root].as_array().map(|a| a.element_type);
+    if elementwise.iter().any(|&m| shapes[m].as_array().map(|a| a.element_type) != one_type) {
+        return None;
+    }
+    let mut steps: Vec<Step<T>> = Vec::with_capacity(elementwise.len());
+    for &m in elementwise {
+        let instr = &c.instructions[m];
+        let out = shapes[m].as_array()?;
+        let kind = match &instr.op {
+            Op::Unary(UnaryOp::Exp) => Kind::Exp,
+            Op::Unary(u) => {
+                float_unary_fn::<T, _>(*u, Probe)?;
+                Kind::Unary(*u)
+            }
+            Op::Binary { op, .. } => {
+                float_binary_fn::<T, _>(*op, Probe).ok()?;
+                Kind::Binary(*op)
+            }
+            Op::Reshape { .. } | Op::Collapse { .. } => Kind::Same,
+            Op::Broadcast { .. } | Op::BroadcastInDim { .. } => {
+                let operand = value(*instr.operands.first()?);
+                let operand = match operand.and_then(array) {
+                    Ok(a) => a,
+                    Err(e) => return Some(Err(e)),
+                };
+                Kind::Spread(spread(&instr.op, operand, out), T::slice(&operand.data)?)
+            }
+            _ => return None,
+        };
+        let mut inputs = Vec::new();
+        if !matches!(kind, Kind::Spread(..)) {
+            for &o in &instr.operands {
+                if let Some(k) = elementwise.iter().position(|&x| x == o) {
+                    inputs.push(Src::Member(k));
+                    continue;
+                }
+                let l = match value(o).and_then(array) {
+                    Ok(a) => a,
+                    Err(e) => return Some(Err(e)),
+                };
+                let v = T::slice(&l.data)?;
+                match v.len() {
+                    len if len == n && l.dynamic_sizes.is_none() => inputs.push(Src::Whole(v)),
+                    1 => inputs.push(Src::One(v[0])),
+                    _ => return None,
+                }
+            }
+        }
+        steps.push(Step { kind, inputs, slot: 0 });
+    }
+    let fold = match rows {
+        Some(r) => {
+            let operand = c.instructions[root].operands.first()?;
+            let k = elementwise.iter().position(|x| x == operand)?;
+            Some(Fold { op: r.op, len: r.len, operand: k, init: *T::slice(&r.init.data)?.first()? })
+        }
+        None => None,
+    };
+    let slots = assign_slots(&mut steps, fold.as_ref().map(|f| f.operand));
+    let out = shapes[root].as_array()?.clone();
+    let group = Group { steps: &steps, slots, fold, n, tile: tile_len(&steps) };
+    Some(group.assemble(out.element_count()).map(|v| ArrayLiteral::with_shape(out, T::wrap(v)).into()))
+}
+
+/// Positions per tile without a Reduce: [`TILE`], or shorter where a
+/// broadcast's rows are (down to a quarter of it), so that tiles stay in
+/// one row of it and read it as one value or where it lies.
+fn tile_len<T>(steps: &[Step<T>]) -> usize {
+    let rows = steps.iter().filter_map(|s| match &s.kind {
+        Kind::Spread(sp, _) if sp.inner_stride() <= 1 => sp.dims.last().copied(),
+        _ => None,
+    });
+    rows.filter(|&d| d >= TILE / 4).fold(TILE, usize::min)
+}
+
+/// Gives each step that may need a buffer one, reusing a buffer once its
+/// last reader ran (a step never writes the buffer of its own operand);
+/// returns how many buffers there are. `keep`: a step whose buffer lives
+/// to the end (the Reduce's operand).
+fn assign_slots<T>(steps: &mut [Step<T>], keep: Option<usize>) -> usize {
+    let mut last_read = vec![0usize; steps.len()];
+    for (j, s) in steps.iter().enumerate() {
+        for src in &s.inputs {
+            if let Src::Member(k) = src {
+                last_read[*k] = j;
+            }
+        }
+    }
+    if let Some(k) = keep {
+        last_read[k] = usize::MAX;
+    }
+    let mut free: Vec<usize> = Vec::new();
+    let mut count = 0;
+    // A Same step's values are its operand's: that buffer must outlive its
+    // readers too (backwards, so a chain of them reaches the first).
+    for j in (0..steps.len()).rev() {
+        if let (Kind::Same, Some(Src::Member(k))) = (&steps[j].kind, steps[j].inputs.first()) {
+            let k = *k;
+            last_read[k] = last_read[k].max(last_read[j]);
+        }
+    }
+    for j in 0..steps.len() {
+        steps[j].slot = free.pop().unwrap_or_else(|| {
+            count += 1;
+            count - 1
+        });
+        for k in 0..j {
+            if last_read[k] == j {
+                free.push(steps[k].slot);
+            }
+        }
+    }
+    count
+}
+
+/// A Reduce root: its reducer, row length, operand (a step) and init.
+struct Fold<T> {
+    op: BinaryOp,
+    len: usize,
+    operand: usize,
+    init: T,
+}
+
+struct Group<'s, 'a, T> {
+    steps: &'s [Step<'a, T>],
+    slots: usize,
+    fold: Option<Fold<T>>,
+    /// Positions the group iterates over.
+    n: usize,
+    /// Positions per tile without a Reduce.
+    tile: usize,
+}
+
+/// One thread's buffers.
+struct Scratch<'a, T> {
+    slots: Vec<Vec<T>>,
+    views: Vec<View<'a, T>>,
+    rows: Vec<T>,
+}
+
+impl<'a, T: FFloat + Elem> Group<'_, 'a, T> {
+    /// Every output position computed once, chunks of whole tiles in
+    /// parallel; stops at the time limit (the executor reports it).
+    fn assemble(&self, n_out: usize) -> R<Vec<T>> {
+        let ratio = self.fold.as_ref().map_or(1, |f| f.len);
+        let tile_out = match self.fold {
+            Some(_) => (ROWS_TILE / ratio).max(1),
+            None => self.tile,
+        };
+        let threads = rayon::current_num_threads();
+        let chunk = if self.n <= CHUNK { n_out } else { n_out.div_ceil(4 * threads).next_multiple_of(tile_out) };
+        let failed: Mutex<Option<RunError>> = Mutex::new(None);
+        let clock = xlaref_reference::watch::clock();
+        let out = par::build_in_chunks(n_out, chunk.max(1), |start, chunk: &mut [MaybeUninit<T>]| {
+            let mut scratch =
+                Scratch { slots: vec![Vec::with_capacity(tile_out * ratio); self.slots], views: Vec::new(), rows: Vec::new() };
+            let mut at = 0;
+            let mut stopped = false;
+            while at < chunk.len() {
+                let len = (chunk.len() - at).min(tile_out);
+                stopped = stopped || clock.passed();
+                if stopped {
+                    par::fill_with(&mut chunk[at..], T::default());
+                    break;
+                }
+                if let Err(e) = self.tile(&mut scratch, (start + at) * ratio, len * ratio, &mut chunk[at..at + len]) {
+                    failed.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+                    par::fill_with(&mut chunk[at..], T::default());
+                    break;
+                }
+                at += len;
+            }
+        });
+        match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
+    }
+
+    /// Positions `start..start + len` of the group; writes the root's
+    /// values (or the tile's row folds) to `out`.
+    fn tile(&self, s: &mut Scratch<'a, T>, start: usize, len: usize, out: &mut [MaybeUninit<T>]) -> R<()> {
+        s.views.clear();
+        for step in self.steps {
+            let view = self.step(step, s, start, len)?;
+            s.views.push(view);
+        }
+        let last = match &self.fold {
+            Some(f) => s.views[f.operand],
+            None => *s.views.last().ok_or_else(|| bad("empty fusion group"))?,
+        };
+        let values: &[T] = match last {
+            View::Slot(b) => &s.slots[b][..len],
+            View::At(v) => v,
+            View::One(x) => {
+                s.rows.clear();
+                s.rows.resize(len, x);
+                &s.rows
+            }
+        };
+        let Some(f) = &self.fold else {
+            for (o, &x) in out.iter_mut().zip(values) {
+                o.write(x);
+            }
+            return Ok(());
+        };
+        let folds =
+            float_combine(f.op, values, f.init, RowFolds { len: f.len }).ok_or_else(|| bad("fused Reduce without a typed loop"))??;
+        for (o, &x) in out.iter_mut().zip(&folds) {
+            o.write(x);
+        }
+        Ok(())
+    }
+
+    /// One member's values for the tile.
+    fn step(&self, step: &Step<'a, T>, s: &mut Scratch<'a, T>, start: usize, len: usize) -> R<View<'a, T>> {
+        let input = |k: usize| step.inputs.get(k).copied().ok_or_else(|| bad("fused member without operands"));
+        match &step.kind {
+            Kind::Same => Ok(match input(0)? {
+                Src::Member(k) => s.views[k],
+                Src::Whole(v) => View::At(&v[start..start + len]),
+                Src::One(x) => View::One(x),
+            }),
+            Kind::Spread(sp, v) => {
+                let (base, run) = sp.locate(start);
+                if run >= len {
+                    match sp.inner_stride() {
+                        0 => return Ok(View::One(v[base])),
+                        1 => return Ok(View::At(&v[base..base + len])),
+                        _ => {}
+                    }
+                }
+                let mut buffer = std::mem::take(&mut s.slots[step.slot]);
+                spread_into(v, sp, start, len, &mut buffer);
+                s.slots[step.slot] = buffer;
+                Ok(View::Slot(step.slot))
+            }
+            Kind::Unary(op) => {
+                let mut buffer = take_slot(s, step.slot, len);
+                let x = side(s, input(0)?, start, len);
+                let one = float_unary_fn(*op, OnTile { x, out: &mut buffer }).ok_or_else(|| bad("fused unary op"))?;
+                Ok(put_back(s, step.slot, buffer, one))
+            }
+            Kind::Exp => {
+                let mut buffer = take_slot(s, step.slot, len);
+                let x = side(s, input(0)?, start, len);
+                let one = match x {
+                    Side::All(v) => {
+                        T::exp_into(v, &mut buffer);
+                        None
+                    }
+                    Side::One(x) => {
+                        let mut y = [T::default()];
+                        T::exp_into(&[x], &mut y);
+                        Some(y[0])
+                    }
+                };
+                Ok(put_back(s, step.slot, buffer, one))
+            }
+            Kind::Binary(op) => {
+                let mut buffer = take_slot(s, step.slot, len);
+                let (a, b) = (side(s, input(0)?, start, len), side(s, input(1)?, start, len));
+                let one = float_binary_fn(*op, OnTile2 { a, b, out: &mut buffer })?;
+                Ok(put_back(s, step.slot, buffer, one))
+            }
+        }
+    }
+}
+
+/// An operand's values for the tile at `start..start + len`.
+fn side<'v, 'a: 'v, T: Copy>(s: &'v Scratch<'a, T>, src: Src<'a, T>, start: usize, len: usize) -> Side<'v, T> {
+    match src {
+        Src::Member(k) => match s.views[k] {
+            View::Slot(b) => Side::All(&s.slots[b][..len]),
+            View::At(v) => Side::All(v),
+            View::One(x) => Side::One(x),
+        },
+        Src::Whole(v) => Side::All(&v[start..start + len]),
+        Src::One(x) => Side::One(x),
+    }
+}
+
+/// The step's buffer, taken out of the scratch while its operands (in
+/// other buffers) are read, and sized to the tile.
+fn take_slot<T: Copy + Default>(s: &mut Scratch<T>, slot: usize, len: usize) -> Vec<T> {
+    let mut buffer = std::mem::take(&mut s.slots[slot]);
+    buffer.resize(len, T::default());
+    buffer
+}
+
+/// Returns the buffer; the step's view is one value when it computed one.
+fn put_back<'a, T>(s: &mut Scratch<'a, T>, slot: usize, buffer: Vec<T>, one: Option<T>) -> View<'a, T> {
+    s.slots[slot] = buffer;
+    match one {
+        Some(x) => View::One(x),
+        None => View::Slot(slot),
+    }
+}
+
+/// A unary element function over a tile (one value for a one-value operand).
+struct OnTile<'x, 'o, T> {
+    x: Side<'x, T>,
+    out: &'o mut [T],
+}
+
+impl<T: Copy + Sync> UnaryUse<T> for OnTile<'_, '_, T> {
+    type Out = Option<T>;
+    fn apply<F: Fn(T) -> T + Copy + Sync>(self, f: F, _heavy: bool) -> Option<T> {
+        let Side::All(v) = self.x else {
+            let Side::One(x) = self.x else { return None };
+            return Some(f(x));
+        };
+        let out = self.out;
+        par::simd(
+            #[inline(always)]
+            || {
+                for (o, &x) in out.iter_mut().zip(v) {
+                    *o = f(x);
+                }
+            },
+        );
+        None
+    }
+}
+
+/// A binary element function over a tile.
+struct OnTile2<'x, 'o, T> {
+    a: Side<'x, T>,
+    b: Side<'x, T>,
+    out: &'o mut [T],
+}
+
+impl<T: Copy + Sync> BinaryUse<T> for OnTile2<'_, '_, T> {
+    type Out = Option<T>;
+    fn apply<F: Fn(T, T) -> T + Copy + Sync>(self, f: F) -> Option<T> {
+        let out = self.out;
+        match (self.a, self.b) {
+            (Side::One(x), Side::One(y)) => return Some(f(x, y)),
+            (Side::All(x), Side::All(y)) => par::simd(
+                #[inline(always)]
+                || {
+                    for ((o, &p), &q) in out.iter_mut().zip(x).zip(y) {
+                        *o = f(p, q);
+                    }
+                },
+            ),
+            (Side::All(x), Side::One(q)) => par::simd(
+                #[inline(always)]
+                || {
+                    for (o, &p) in out.iter_mut().zip(x) {
+                        *o = f(p, q);
+                    }
+                },
+            ),
+            (Side::One(p), Side::All(y)) => par::simd(
+                #[inline(always)]
+                || {
+                    for (o, &q) in out.iter_mut().zip(y) {
+                        *o = f(p, q);
+                    }
+                },
+            ),
+        }
+        None
+    }
+}
