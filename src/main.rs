@@ -1,7 +1,6 @@
 use clap::Parser;
 
-/// Exit status when xlaref itself is at fault (a bug, never bad input).
-const EXIT_INTERNAL: i32 = 70;
+use xlaref::cli::EXIT_INTERNAL;
 
 /// Large freed blocks are kept for reuse (src/block_cache.rs).
 #[global_allocator]

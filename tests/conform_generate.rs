@@ -83,7 +83,7 @@ impl<F: Fn(&Literal) -> Literal> Backend for Altered<F> {
         }
         match outcome.result {
             Ok(v) => Reply::Value { result: (self.alter)(&v), outfeed: vec![] },
-            Err(e) => Reply::Error(e),
+            Err(e) => Reply::Error(e.to_string()),
         }
     }
 }

@@ -14,16 +14,13 @@ use xlaref_reference::verify::VerifiedModule;
 use xlaref_reference::RunError;
 
 use crate::fusion::{self, Plan, Role};
-use crate::kernels::{self, elementwise as ew, layout};
+use crate::internal;
+use crate::kernels::{self, elementwise as ew, shape_ops};
 
 type R<T> = Result<T, RunError>;
 
-fn bad(what: &str) -> RunError {
-    RunError::Other(format!("fast engine: {what} (a verified module should not reach this)"))
-}
-
 fn arr(l: &Literal) -> R<&ArrayLiteral> {
-    l.as_array().ok_or_else(|| bad("expected an array"))
+    l.as_array().ok_or_else(|| internal("expected an array"))
 }
 
 /// One run of a module.
@@ -102,7 +99,7 @@ impl<'a> Executor<'a> {
         for (i, instr) in c.instructions.iter().enumerate() {
             self.env.check_deadline()?;
             let value = if let Op::Parameter { .. } = instr.op {
-                args.next().ok_or_else(|| bad("missing argument"))?
+                args.next().ok_or_else(|| internal("missing argument"))?
             } else if plan.roles[i] == Role::Member {
                 // Runs with its group's root; its operands stay live until then.
                 continue;
@@ -112,7 +109,7 @@ impl<'a> Executor<'a> {
                 self.env.site = xlaref_reference::replicas::Site { computation: id, instruction: i };
                 let shapes: Vec<&Shape> = (0..n).map(|k| module.shape(id, k)).collect();
                 let value = fusion::run(c, &shapes, members, plan.reducers[g], |o| {
-                    values[o].as_deref().ok_or_else(|| bad("value freed too early"))
+                    values[o].as_deref().ok_or_else(|| internal("value freed too early"))
                 });
                 xlaref_reference::watch::passed()?;
                 let value = Cow::Owned(value?);
@@ -131,7 +128,7 @@ impl<'a> Executor<'a> {
                 let operands = instr
                     .operands
                     .iter()
-                    .map(|&o| values[o].as_deref().ok_or_else(|| bad("value freed too early")))
+                    .map(|&o| values[o].as_deref().ok_or_else(|| internal("value freed too early")))
                     .collect::<R<Vec<_>>>()?;
                 // The result, and about as much again for the kernel's own
                 // buffers (relaid operands, packed panels).
@@ -151,7 +148,7 @@ impl<'a> Executor<'a> {
                 }
             }
         }
-        values[c.root].take().map(Cow::into_owned).ok_or_else(|| bad("root value missing"))
+        values[c.root].take().map(Cow::into_owned).ok_or_else(|| internal("root value missing"))
     }
 
     /// Runs an op that only passes its operands' storage on (Reshape and
@@ -183,19 +180,19 @@ impl<'a> Executor<'a> {
         }
         let mut owned = Vec::with_capacity(ops.len());
         for &o in ops {
-            owned.push(values[o].take().ok_or_else(|| bad("value freed too early"))?.into_owned());
+            owned.push(values[o].take().ok_or_else(|| internal("value freed too early"))?.into_owned());
         }
-        let mut first = || owned.pop().ok_or_else(|| bad("missing operand"));
+        let mut first = || owned.pop().ok_or_else(|| internal("missing operand"));
         Ok(Some(match &instr.op {
             Op::Reshape { .. } | Op::Collapse { .. } => {
-                let out = shape.as_array().ok_or_else(|| bad("expected an array result"))?.clone();
-                let a = first()?.into_array().ok_or_else(|| bad("expected an array"))?;
+                let out = shape.as_array().ok_or_else(|| internal("expected an array result"))?.clone();
+                let a = first()?.into_array().ok_or_else(|| internal("expected an array"))?;
                 ArrayLiteral::with_shape(out, a.data).into()
             }
             Op::Tuple => Literal::Tuple(owned),
             Op::GetTupleElement { index } => match first()? {
-                Literal::Tuple(items) => items.into_iter().nth(*index as usize).ok_or_else(|| bad("tuple index"))?,
-                _ => return Err(bad("expected a tuple")),
+                Literal::Tuple(items) => items.into_iter().nth(*index as usize).ok_or_else(|| internal("tuple index"))?,
+                _ => return Err(internal("expected a tuple")),
             },
             _ => first()?,
         }))
@@ -212,9 +209,9 @@ impl<'a> Executor<'a> {
 
     /// Runs one op, ignoring any dynamic sizes its operands carry.
     pub(crate) fn static_op(&mut self, op: &Op, x: &[&Literal], shape: &Shape) -> R<Literal> {
-        let out = || -> R<&ArrayShape> { shape.as_array().ok_or_else(|| bad("expected an array result")) };
+        let out = || -> R<&ArrayShape> { shape.as_array().ok_or_else(|| internal("expected an array result")) };
         Ok(match op {
-            Op::Parameter { .. } => return Err(bad("parameter outside a call")),
+            Op::Parameter { .. } => return Err(internal("parameter outside a call")),
             Op::Constant { literal } => literal.clone(),
             Op::Unary(u) => ew::unary(*u, arr(x[0])?, out()?)?.into(),
             Op::Binary { op, broadcast_dimensions } => {
@@ -229,33 +226,33 @@ impl<'a> Executor<'a> {
             Op::Broadcast { broadcast_sizes } => {
                 let a = arr(x[0])?;
                 let mapping: Vec<i64> = (broadcast_sizes.len() as i64..(broadcast_sizes.len() + a.rank()) as i64).collect();
-                layout::broadcast(a, out()?, &mapping).into()
+                shape_ops::broadcast(a, out()?, &mapping).into()
             }
-            Op::BroadcastInDim { broadcast_dimensions, .. } => layout::broadcast(arr(x[0])?, out()?, broadcast_dimensions).into(),
+            Op::BroadcastInDim { broadcast_dimensions, .. } => shape_ops::broadcast(arr(x[0])?, out()?, broadcast_dimensions).into(),
             Op::Reshape { dimensions, .. } => {
                 let a = arr(x[0])?;
                 let flat = match dimensions {
                     Some(order) if order.iter().enumerate().any(|(i, &d)| d != i as i64) => {
                         let permuted = ArrayShape::new(a.element_type(), order.iter().map(|&d| a.dims()[d as usize]).collect());
-                        layout::transpose(a, order, &permuted)
+                        shape_ops::transpose(a, order, &permuted)
                     }
                     _ => a.clone(),
                 };
                 ArrayLiteral::with_shape(out()?.clone(), flat.data).into()
             }
             Op::Collapse { .. } => ArrayLiteral::with_shape(out()?.clone(), arr(x[0])?.data.clone()).into(),
-            Op::Transpose { permutation } => layout::transpose(arr(x[0])?, permutation, out()?).into(),
-            Op::Rev { dimensions } => layout::rev(arr(x[0])?, dimensions).into(),
-            Op::Slice { start_indices, strides, .. } => layout::slice(arr(x[0])?, start_indices, strides, out()?).into(),
+            Op::Transpose { permutation } => shape_ops::transpose(arr(x[0])?, permutation, out()?).into(),
+            Op::Rev { dimensions } => shape_ops::rev(arr(x[0])?, dimensions).into(),
+            Op::Slice { start_indices, strides, .. } => shape_ops::slice(arr(x[0])?, start_indices, strides, out()?).into(),
             Op::ConcatInDim { dimension } => {
                 let parts = x.iter().map(|l| arr(l)).collect::<R<Vec<_>>>()?;
-                layout::concat(&parts, *dimension as usize, out()?).into()
+                shape_ops::concat(&parts, *dimension as usize, out()?).into()
             }
-            Op::Pad { padding_config } => layout::pad(arr(x[0])?, arr(x[1])?, padding_config, out()?).into(),
-            Op::Iota { iota_dimension, .. } => layout::iota(out()?, *iota_dimension as usize).into(),
+            Op::Pad { padding_config } => shape_ops::pad(arr(x[0])?, arr(x[1])?, padding_config, out()?).into(),
+            Op::Iota { iota_dimension, .. } => shape_ops::iota(out()?, *iota_dimension as usize).into(),
             Op::Tuple => Literal::Tuple(x.iter().map(|&l| l.clone()).collect()),
             Op::GetTupleElement { index } => {
-                x[0].as_tuple().and_then(|t| t.get(*index as usize)).cloned().ok_or_else(|| bad("tuple index"))?
+                x[0].as_tuple().and_then(|t| t.get(*index as usize)).cloned().ok_or_else(|| internal("tuple index"))?
             }
             Op::Call { computation } => self.call(*computation, x.iter().map(|&l| l.clone()).collect())?,
             Op::Conditional(form) => self.conditional(form, x)?,
@@ -301,11 +298,11 @@ impl<'a> Executor<'a> {
             ConditionalForm::Predicate { true_computation, false_computation } => match selector.scalar_pred() {
                 Some(true) => (*true_computation, 1),
                 Some(false) => (*false_computation, 2),
-                None => return Err(bad("predicate")),
+                None => return Err(internal("predicate")),
             },
             ConditionalForm::Indexed { branch_computations } => {
                 let last = branch_computations.len() - 1;
-                let i = selector.scalar_i64().ok_or_else(|| bad("branch index"))?;
+                let i = selector.scalar_i64().ok_or_else(|| internal("branch index"))?;
                 let b = usize::try_from(i).ok().filter(|&b| b < last).unwrap_or(last);
                 (branch_computations[b], b + 1)
             }
@@ -317,7 +314,7 @@ impl<'a> Executor<'a> {
         let mut state = init.clone();
         for trip in 0.. {
             let keep_going = self.call(condition, vec![state.clone()])?;
-            if !arr(&keep_going)?.scalar_pred().ok_or_else(|| bad("condition"))? {
+            if !arr(&keep_going)?.scalar_pred().ok_or_else(|| internal("condition"))? {
                 break;
             }
             if trip >= self.env.limits.max_while_trips {

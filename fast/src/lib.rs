@@ -15,7 +15,7 @@ pub mod planted;
 mod stream;
 // Used by the reduce, sort and scatter kernels as they land.
 #[allow(dead_code)]
-mod scalar;
+mod applied;
 
 use xlaref_reference::eval::{check_arguments, Env};
 use xlaref_reference::literal::Literal;
@@ -43,6 +43,13 @@ pub fn run_unfused(module: &VerifiedModule, args: &[Literal], env: &mut Env) -> 
     check_arguments(module, args)?;
     let _deadline = xlaref_reference::watch::start(env.limits.deadline, env.limits.time_limit);
     exec::Executor::unfused(module, env).call_borrowed(module.entry(), args)
+}
+
+/// An invariant of this engine broke: a bug in it, not the program's
+/// failure (the harness reports it as a crash). Every kernel builds its
+/// internal errors here.
+pub(crate) fn internal(what: &str) -> RunError {
+    RunError::Internal(format!("fast engine: {what} (a verified module should not reach this)"))
 }
 
 /// Whether any computation of `module` has a fusion group (so a fused

@@ -90,6 +90,10 @@ pub enum RunError {
     Unsupported(String),
     #[error("{}", printable(.0))]
     Other(String),
+    /// An engine's own invariant broke: a bug in the engine, not a failure
+    /// of the program (the harness reports it as a crash, like a panic).
+    #[error("internal error: {}", printable(.0))]
+    Internal(String),
 }
 
 /// Any error of the library, for callers that do not care which stage failed.

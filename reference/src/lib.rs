@@ -15,6 +15,7 @@ pub mod numerics;
 pub mod replicas;
 pub mod scalar;
 pub mod stablehlo;
+pub mod terms;
 pub mod types;
 pub mod verify;
 pub mod watch;

@@ -200,7 +200,7 @@ impl Hub {
         let s = self.wait(s, replica, deadline, |s| s.rendezvous.get(&key).is_some_and(Rendezvous::complete))?;
         let mut s = s;
         s.status[r] = Status::Running;
-        let rv = s.rendezvous.get_mut(&key).ok_or_else(|| RunError::Other("internal error: rendezvous vanished".into()))?;
+        let rv = s.rendezvous.get_mut(&key).ok_or_else(|| RunError::Internal("rendezvous vanished".into()))?;
         let values: Vec<Literal> = rv.values.iter().flatten().cloned().collect();
         rv.taken += 1;
         if rv.taken == group.len() {
@@ -318,9 +318,9 @@ impl Hub {
         self.changed.notify_all();
         let mut s = self.wait(s, replica, deadline, |s| s.transfers.get(&key).is_some_and(|t| t.data.is_some()))?;
         s.status[replica as usize] = Status::Running;
-        let t = s.transfers.get_mut(&key).ok_or_else(|| RunError::Other("internal error: transfer vanished".into()))?;
+        let t = s.transfers.get_mut(&key).ok_or_else(|| RunError::Internal("transfer vanished".into()))?;
         t.received = true;
-        t.data.take().ok_or_else(|| RunError::Other("internal error: transfer data vanished".into()))
+        t.data.take().ok_or_else(|| RunError::Internal("transfer data vanished".into()))
     }
 
     /// After every replica finished: each Send was received and each Recv

@@ -2,8 +2,8 @@
 //! workloads on the reference and the fast engine and prints a table next
 //! to XLA CPU's figures for the same workloads on the same machine.
 //!
-//! Each workload is built as an xla-json/1 module (text made here, read and
-//! verified like any module). The reference is a plain interpreter, so it
+//! Each workload is built as an xla-json/1 module with the generators'
+//! builder (`gen::Builder`), read and verified like any module. The reference is a plain interpreter, so it
 //! runs a scaled-down instance when the full one would take too long and
 //! its time is extrapolated by the reference's own cost model (elements,
 //! flops, N² for its DFT, N log N for its sort); such times are marked `~`.
@@ -17,13 +17,13 @@ use clap::Args;
 use serde_json::{json, Value};
 use xlaref_reference::eval::elementwise::convert;
 use xlaref_reference::eval::{Env, Limits};
-use xlaref_reference::json::{self, ReadOptions};
 use xlaref_reference::literal::{ArrayLiteral, Literal};
 use xlaref_reference::types::ElementType;
-use xlaref_reference::verify::{self, VerifiedModule, VerifyOptions};
+use xlaref_reference::verify::VerifiedModule;
 use xlaref_reference::RunError;
 
 use super::{bench_memory, bench_programs, EXIT_BAD_INPUT, EXIT_FAILURE};
+use crate::gen::Builder;
 use crate::harness::engine::{self, Engine};
 
 #[derive(Args, Debug)]
@@ -101,25 +101,33 @@ fn values(n: usize, seed: u64) -> Vec<f32> {
         .collect()
 }
 
-fn module(params: &[(&str, String)], instructions: Value, extra: Value) -> Result<VerifiedModule, String> {
-    let params: Vec<Value> = params.iter().map(|(n, s)| json!({"name": n, "shape": s})).collect();
-    let mut computations = json!({"main": {"params": params, "instructions": instructions}});
-    if let (Some(c), Value::Object(more)) = (computations.as_object_mut(), extra) {
-        c.extend(more);
-    }
-    let text = json!({"format": "xla-json/1", "entry": "main", "computations": computations}).to_string();
-    let m = json::parse_module(&text, ReadOptions { max_elements: 1 << 30 }).map_err(|e| e.to_string())?;
-    verify::verify(m, &VerifyOptions { max_elements: 1 << 30, ..VerifyOptions::default() }).map_err(|e| e.to_string())
-}
-
-fn scalar_computation(op: &str) -> Value {
-    json!({"params": [{"name": "a", "shape": "f32[]"}, {"name": "b", "shape": "f32[]"}],
-           "instructions": [{"name": "r", "op": op, "operands": ["a", "b"]}]})
+/// A module of one instruction, `op` with `attrs` on parameters holding
+/// `args`, built with the generators' [`Builder`] and read and verified
+/// like any module. `setup` adds what the instruction needs besides: it
+/// names computations in `attrs` and returns constant operands, which come
+/// after the parameters.
+fn one_op(
+    op: &str,
+    args: Vec<Literal>,
+    mut attrs: Value,
+    setup: impl FnOnce(&mut Builder, &mut Value) -> Vec<String>,
+) -> Result<(VerifiedModule, Vec<Literal>), String> {
+    let mut b = Builder::default();
+    let mut operands: Vec<String> = args.into_iter().map(|a| b.param(a)).collect();
+    operands.extend(setup(&mut b, &mut attrs));
+    let refs: Vec<&str> = operands.iter().map(String::as_str).collect();
+    b.push(op, &refs, attrs);
+    let program = b.finish("bench");
+    Ok((program.verified(1 << 30)?, program.args))
 }
 
 fn f32_array(dims: Vec<i64>, seed: u64) -> Literal {
     let n = dims.iter().product::<i64>() as usize;
     ArrayLiteral::from_vec(dims, values(n, seed)).into()
+}
+
+fn f32_scalar(v: f32) -> Literal {
+    ArrayLiteral::from_vec(vec![], vec![v]).into()
 }
 
 fn dims_text(t: &str, dims: &[i64]) -> String {
@@ -128,11 +136,6 @@ fn dims_text(t: &str, dims: &[i64]) -> String {
 
 fn dot(t: &'static str, n: usize) -> Result<Instance, String> {
     let d = vec![n as i64, n as i64];
-    let m = module(
-        &[("a", dims_text(t, &d)), ("b", dims_text(t, &d))],
-        json!([{"name": "c", "op": "Dot", "operands": ["a", "b"]}]),
-        json!({}),
-    )?;
     let arg = |seed| -> Literal {
         let v = values(n * n, seed);
         if t == "f64" {
@@ -141,63 +144,41 @@ fn dot(t: &'static str, n: usize) -> Result<Instance, String> {
             ArrayLiteral::from_vec(d.clone(), v).into()
         }
     };
-    Ok(Instance { shape: format!("{t} {n}x{n}x{n}"), module: m, args: vec![arg(1), arg(2)], work: Work::Flops(2.0 * (n as f64).powi(3)) })
+    let (module, args) = one_op("Dot", vec![arg(1), arg(2)], json!({}), |_, _| vec![])?;
+    Ok(Instance { shape: format!("{t} {n}x{n}x{n}"), module, args, work: Work::Flops(2.0 * (n as f64).powi(3)) })
 }
 
 fn elementwise(op: &str, binary: bool, n: usize) -> Result<Instance, String> {
-    let s = dims_text("f32", &[n as i64]);
-    let (params, operands, args) = if binary {
-        (vec![("a", s.clone()), ("b", s)], json!(["a", "b"]), vec![f32_array(vec![n as i64], 1), f32_array(vec![n as i64], 2)])
-    } else {
-        (vec![("a", s)], json!(["a"]), vec![f32_array(vec![n as i64], 1)])
-    };
-    elementwise_instance(op, binary, n, params, operands, args)
+    let args = if binary { vec![f32_array(vec![n as i64], 1), f32_array(vec![n as i64], 2)] } else { vec![f32_array(vec![n as i64], 1)] };
+    elementwise_instance(op, n, args)
 }
 
 /// A unary op on values in [0.5, 4): inside the domain of Log (the other
 /// workloads' values lie in [-1, 1)).
 fn positive_elementwise(op: &str, n: usize) -> Result<Instance, String> {
     let values = values(n, 1).into_iter().map(|v| (v + 1.0) * 1.75 + 0.5).collect();
-    let args = vec![ArrayLiteral::from_vec(vec![n as i64], values).into()];
-    elementwise_instance(op, false, n, vec![("a", dims_text("f32", &[n as i64]))], json!(["a"]), args)
+    elementwise_instance(op, n, vec![ArrayLiteral::from_vec(vec![n as i64], values).into()])
 }
 
-fn elementwise_instance(
-    op: &str,
-    binary: bool,
-    n: usize,
-    params: Vec<(&str, String)>,
-    operands: Value,
-    args: Vec<Literal>,
-) -> Result<Instance, String> {
-    let m = module(&params, json!([{"name": "r", "op": op, "operands": operands}]), json!({}))?;
-    let bytes = 4.0 * n as f64 * if binary { 3.0 } else { 2.0 };
-    Ok(Instance { shape: format!("f32[{n}]"), module: m, args, work: Work::Bytes(bytes) })
+fn elementwise_instance(op: &str, n: usize, args: Vec<Literal>) -> Result<Instance, String> {
+    // Each operand read once, the result written once.
+    let bytes = 4.0 * n as f64 * (args.len() + 1) as f64;
+    let (module, args) = one_op(op, args, json!({}), |_, _| vec![])?;
+    Ok(Instance { shape: format!("f32[{n}]"), module, args, work: Work::Bytes(bytes) })
 }
 
 fn reduce_sum(n: usize) -> Result<Instance, String> {
-    let m = module(
-        &[("x", dims_text("f32", &[n as i64]))],
-        json!([{"name": "zero", "op": "Constant", "shape": "f32[]", "literal": 0},
-               {"name": "r", "op": "Reduce", "operands": ["x", "zero"], "computation": "add", "dimensions": [0]}]),
-        json!({"add": scalar_computation("Add")}),
-    )?;
-    Ok(Instance {
-        shape: format!("f32[{n}] -> f32[]"),
-        module: m,
-        args: vec![f32_array(vec![n as i64], 3)],
-        work: Work::Bytes(4.0 * n as f64),
-    })
+    let (module, args) = one_op("Reduce", vec![f32_array(vec![n as i64], 3)], json!({"dimensions": [0]}), |b, attrs| {
+        attrs["computation"] = b.binary_computation("Add", ElementType::F32).into();
+        vec![b.constant(&f32_scalar(0.0))]
+    })?;
+    Ok(Instance { shape: format!("f32[{n}] -> f32[]"), module, args, work: Work::Bytes(4.0 * n as f64) })
 }
 
 fn transpose(n: usize) -> Result<Instance, String> {
     let d = vec![n as i64, n as i64];
-    let m = module(
-        &[("x", dims_text("f32", &d))],
-        json!([{"name": "t", "op": "Transpose", "operands": ["x"], "permutation": [1, 0]}]),
-        json!({}),
-    )?;
-    Ok(Instance { shape: format!("f32[{n},{n}]"), module: m, args: vec![f32_array(d, 4)], work: Work::Bytes(8.0 * (n * n) as f64) })
+    let (module, args) = one_op("Transpose", vec![f32_array(d, 4)], json!({"permutation": [1, 0]}), |_, _| vec![])?;
+    Ok(Instance { shape: format!("f32[{n},{n}]"), module, args, work: Work::Bytes(8.0 * (n * n) as f64) })
 }
 
 /// A permutation that does not merge into a batch of matrix transposes:
@@ -219,20 +200,16 @@ fn transpose_u8(n: usize) -> Result<Instance, String> {
 }
 
 fn permuted(t: ElementType, d: Vec<i64>, permutation: &[i64]) -> Result<Instance, String> {
-    let m = module(
-        &[("x", dims_text(t.name(), &d))],
-        json!([{"name": "t", "op": "Transpose", "operands": ["x"], "permutation": permutation}]),
-        json!({}),
-    )?;
     let n: i64 = d.iter().product();
     let x = match f32_array(d.clone(), 4) {
         Literal::Array(a) if t != ElementType::F32 => convert(&a, t).into(),
         x => x,
     };
+    let (module, args) = one_op("Transpose", vec![x], json!({"permutation": permutation}), |_, _| vec![])?;
     Ok(Instance {
         shape: format!("{} {permutation:?}", dims_text(t.name(), &d)),
-        module: m,
-        args: vec![x],
+        module,
+        args,
         work: Work::Bytes(2.0 * (t.byte_width() as i64 * n) as f64),
     })
 }
@@ -240,78 +217,49 @@ fn permuted(t: ElementType, d: Vec<i64>, permutation: &[i64]) -> Result<Instance
 /// N8 C64 n×n, 64 3x3 filters, SAME.
 fn conv(n: usize) -> Result<Instance, String> {
     let (lhs, rhs) = (vec![8, 64, n as i64, n as i64], vec![64, 64, 3, 3]);
-    let m = module(
-        &[("lhs", dims_text("f32", &lhs)), ("rhs", dims_text("f32", &rhs))],
-        json!([{"name": "c", "op": "Conv", "operands": ["lhs", "rhs"], "window_strides": [1, 1], "padding": "SAME"}]),
-        json!({}),
-    )?;
+    let attrs = json!({"window_strides": [1, 1], "padding": "SAME"});
+    let (module, args) = one_op("Conv", vec![f32_array(lhs, 5), f32_array(rhs, 6)], attrs, |_, _| vec![])?;
     let flops = 2.0 * 8.0 * (n * n) as f64 * 64.0 * 64.0 * 9.0;
-    Ok(Instance {
-        shape: format!("N8 C64 {n}x{n}, 64 3x3 SAME"),
-        module: m,
-        args: vec![f32_array(lhs, 5), f32_array(rhs, 6)],
-        work: Work::Flops(flops),
-    })
+    Ok(Instance { shape: format!("N8 C64 {n}x{n}, 64 3x3 SAME"), module, args, work: Work::Flops(flops) })
 }
 
 /// Max pooling 2x2 stride 2 on 8x64xnxn.
 fn reduce_window(n: usize) -> Result<Instance, String> {
     let d = vec![8, 64, n as i64, n as i64];
-    let m = module(
-        &[("x", dims_text("f32", &d))],
-        json!([{"name": "init", "op": "Constant", "shape": "f32[]", "literal": "-inf"},
-               {"name": "r", "op": "ReduceWindow", "operands": ["x", "init"], "computation": "max",
-                "window_dimensions": [1, 1, 2, 2], "window_strides": [1, 1, 2, 2], "padding": "VALID"}]),
-        json!({"max": scalar_computation("Max")}),
-    )?;
+    let attrs = json!({"window_dimensions": [1, 1, 2, 2], "window_strides": [1, 1, 2, 2], "padding": "VALID"});
+    let (module, args) = one_op("ReduceWindow", vec![f32_array(d, 7)], attrs, |b, attrs| {
+        attrs["computation"] = b.binary_computation("Max", ElementType::F32).into();
+        vec![b.constant(&f32_scalar(f32::NEG_INFINITY))]
+    })?;
     let elements = (8 * 64 * n * n) as f64;
-    Ok(Instance {
-        shape: format!("f32[8,64,{n},{n}] 2x2/2"),
-        module: m,
-        args: vec![f32_array(d, 7)],
-        work: Work::Bytes(4.0 * elements * 1.25),
-    })
+    Ok(Instance { shape: format!("f32[8,64,{n},{n}] 2x2/2"), module, args, work: Work::Bytes(4.0 * elements * 1.25) })
 }
 
 fn sort(n: usize) -> Result<Instance, String> {
-    let m = module(
-        &[("x", dims_text("f32", &[n as i64]))],
-        json!([{"name": "s", "op": "Sort", "operands": ["x"], "comparator": "lt", "dimension": 0}]),
-        json!({"lt": {"params": [{"name": "a", "shape": "f32[]"}, {"name": "b", "shape": "f32[]"}],
-                      "instructions": [{"name": "r", "op": "Compare", "operands": ["a", "b"], "comparison_direction": "LT"}]}}),
-    )?;
-    Ok(Instance { shape: format!("f32[{n}]"), module: m, args: vec![f32_array(vec![n as i64], 8)], work: Work::Time })
+    let (module, args) = one_op("Sort", vec![f32_array(vec![n as i64], 8)], json!({"dimension": 0}), |b, attrs| {
+        attrs["comparator"] = b.binary_computation("Lt", ElementType::F32).into();
+        vec![]
+    })?;
+    Ok(Instance { shape: format!("f32[{n}]"), module, args, work: Work::Time })
 }
 
 fn fft(n: usize) -> Result<Instance, String> {
-    let m = module(
-        &[("x", format!("c64[{n}]"))],
-        json!([{"name": "f", "op": "Fft", "operands": ["x"], "fft_type": "FFT", "fft_length": [n]}]),
-        json!({}),
-    )?;
     let (re, im) = (values(n, 9), values(n, 10));
     let z: Vec<num_complex::Complex<f32>> = re.into_iter().zip(im).map(|(a, b)| num_complex::Complex::new(a, b)).collect();
+    let x = ArrayLiteral::from_vec(vec![n as i64], z).into();
+    let (module, args) = one_op("Fft", vec![x], json!({"fft_type": "FFT", "fft_length": [n]}), |_, _| vec![])?;
     let flops = 5.0 * n as f64 * (n.max(2) as f64).log2();
-    Ok(Instance {
-        shape: format!("c64[{n}]"),
-        module: m,
-        args: vec![ArrayLiteral::from_vec(vec![n as i64], z).into()],
-        work: Work::Flops(flops),
-    })
+    Ok(Instance { shape: format!("c64[{n}]"), module, args, work: Work::Flops(flops) })
 }
 
 /// n scalars gathered from n at pseudo-random positions.
 fn gather(n: usize) -> Result<Instance, String> {
-    let m = module(
-        &[("x", dims_text("f32", &[n as i64])), ("i", dims_text("s32", &[n as i64, 1]))],
-        json!([{"name": "g", "op": "Gather", "operands": ["x", "i"], "offset_dims": [], "collapsed_slice_dims": [0],
-                "start_index_map": [0], "index_vector_dim": 1, "slice_sizes": [1]}]),
-        json!({}),
-    )?;
     let idx: Vec<i32> =
         values(n, 11).into_iter().map(|v| (((v + 1.0) * 0.5 * n as f32) as usize).min(n.saturating_sub(1)) as i32).collect();
     let args = vec![f32_array(vec![n as i64], 12), ArrayLiteral::from_vec(vec![n as i64, 1], idx).into()];
-    Ok(Instance { shape: format!("f32[{n}], {n} indices"), module: m, args, work: Work::Time })
+    let attrs = json!({"offset_dims": [], "collapsed_slice_dims": [0], "start_index_map": [0], "index_vector_dim": 1, "slice_sizes": [1]});
+    let (module, args) = one_op("Gather", args, attrs, |_, _| vec![])?;
+    Ok(Instance { shape: format!("f32[{n}], {n} indices"), module, args, work: Work::Time })
 }
 
 fn cube(n: usize) -> f64 {
@@ -542,11 +490,9 @@ fn elapsed_since(start: Instant, result: Result<Literal, RunError>) -> Result<Du
 }
 
 fn classify(e: RunError) -> Timing {
-    let message = e.to_string();
-    if message.contains("not implemented in the fast engine") {
-        Timing::NotImplemented
-    } else {
-        Timing::Failed(message)
+    match e {
+        RunError::Unsupported(_) => Timing::NotImplemented,
+        e => Timing::Failed(e.to_string()),
     }
 }
 

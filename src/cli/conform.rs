@@ -113,7 +113,7 @@ fn failure_case(case: &Case, reference: &Outcome, result: &CaseResult) -> Value 
         }
         (_, Err(e)) => {
             let mut err = Map::new();
-            err.insert("error".into(), Value::from(e.clone()));
+            err.insert("error".into(), Value::from(e.to_string()));
             m.insert("expected".into(), Value::Object(err));
         }
     }

@@ -2,6 +2,7 @@
 //! MODULE is xla-json/1, HLO text or StableHLO MLIR.
 
 use std::time::Instant;
+use xlaref_reference::RunError;
 
 use clap::Args;
 use serde_json::Value;
@@ -11,7 +12,7 @@ use xlaref_reference::literal::Literal;
 use xlaref_reference::types::Shape;
 use xlaref_reference::verify;
 
-use super::{read_text, LimitArgs, EXIT_BAD_INPUT, EXIT_FAILURE};
+use super::{read_text, LimitArgs, EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_INTERNAL};
 use crate::harness::engine;
 use crate::npy;
 
@@ -314,6 +315,10 @@ pub fn run(a: EvalArgs) -> i32 {
             phases.done("write");
             phases.peak();
             0
+        }
+        Err(e @ RunError::Internal(_)) => {
+            eprintln!("{e} (a bug in xlaref, please report it with the input)");
+            EXIT_INTERNAL
         }
         Err(e) => {
             eprintln!("run error: {e}");

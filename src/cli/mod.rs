@@ -25,6 +25,9 @@ use crate::harness::case::RunOptions;
 pub const EXIT_BAD_INPUT: i32 = 2;
 /// Exit status for a run error or a failed check.
 pub const EXIT_FAILURE: i32 = 1;
+/// Exit status for a bug in xlaref: a panic, or an engine's broken
+/// invariant (`RunError::Internal`). EX_SOFTWARE of sysexits.h.
+pub const EXIT_INTERNAL: i32 = 70;
 
 #[derive(Parser, Debug)]
 #[command(name = "xlaref", version, about = "The executable specification of XLA's operation semantics")]

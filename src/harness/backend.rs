@@ -68,9 +68,11 @@ impl Backend for EngineBackend {
         let outcome = run_case(case, self.engine, &self.options);
         match outcome.result {
             Ok(result) => Reply::Value { result, outfeed: outcome.outfeed },
-            Err(e) if e.contains("not supported yet") => Reply::Unsupported(e),
-            Err(e) if e.starts_with("internal error") => Reply::Crash(e),
-            Err(e) => Reply::Error(e),
+            // An engine's broken invariant or panic is a crash; anything
+            // else (its `Unsupported` included, as the reference's own
+            // policy errors are) is the program's failure.
+            Err(e) if e.is_crash() => Reply::Crash(e.to_string()),
+            Err(e) => Reply::Error(e.to_string()),
         }
     }
 }

@@ -8,6 +8,7 @@ use xlaref_reference::eval::{Env, Limits};
 use xlaref_reference::json::{self, Path, ReadOptions};
 use xlaref_reference::literal::Literal;
 use xlaref_reference::verify::{self, VerifyOptions};
+use xlaref_reference::{ReadError, RunError, VerifyError};
 
 use super::compare::{compare, Tolerance};
 use super::engine::{Engine, Reference};
@@ -181,12 +182,61 @@ pub fn read_case(v: &Value, path: &Path, options: &RunOptions) -> Result<Case, S
 /// What running a case produced.
 #[derive(Debug)]
 pub struct Outcome {
-    /// The result (of replica 0 when there are several), or the run's error
-    /// (for several replicas: every failing replica's error, `replica i: ...`).
-    pub result: Result<Literal, String>,
+    /// The result (of replica 0 when there are several), or why there is
+    /// none (for several replicas: every failing replica's error).
+    pub result: Result<Literal, CaseFailure>,
     pub outfeed: Vec<Literal>,
     /// Every replica's result, for a case with `replicas` > 1 or `replica_args`.
     pub per_replica: Option<Vec<Literal>>,
+}
+
+/// Why a case gave no value, by the stage that failed. The harness decides
+/// on the variant (a crash is an engine's bug; anything else is the
+/// program's or the case's failure); the text (`Display`) is what a case's
+/// `expected: {"error": ...}` is matched against (docs/format.md §4).
+#[derive(Debug, Clone)]
+pub enum CaseFailure {
+    /// The case file contradicts itself (`replica_args` for another count).
+    Malformed(String),
+    Read(ReadError),
+    Verify(VerifyError),
+    Run(RunError),
+    /// Replicas that failed, each with its error (a reason shared by
+    /// several replicas is given for the first of them only).
+    Replicas(Vec<(usize, RunError)>),
+    /// The engine panicked.
+    Panic {
+        engine: &'static str,
+        message: String,
+    },
+}
+
+impl CaseFailure {
+    /// Whether the engine broke (a panic, or an invariant of its own: a
+    /// `RunError::Internal`), rather than the program or the case failing.
+    pub fn is_crash(&self) -> bool {
+        match self {
+            CaseFailure::Panic { .. } | CaseFailure::Run(RunError::Internal(_)) => true,
+            CaseFailure::Replicas(errors) => errors.iter().any(|(_, e)| matches!(e, RunError::Internal(_))),
+            _ => false,
+        }
+    }
+}
+
+impl std::fmt::Display for CaseFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CaseFailure::Malformed(m) => write!(f, "malformed case: {m}"),
+            CaseFailure::Read(e) => write!(f, "read error: {e}"),
+            CaseFailure::Verify(e) => write!(f, "verify error: {e}"),
+            CaseFailure::Run(e) => write!(f, "run error: {e}"),
+            CaseFailure::Replicas(errors) => {
+                let parts: Vec<String> = errors.iter().map(|(r, e)| format!("replica {r}: run error: {e}")).collect();
+                write!(f, "{}", parts.join("; "))
+            }
+            CaseFailure::Panic { engine, message } => write!(f, "internal error: the {engine} engine panicked: {message}"),
+        }
+    }
 }
 
 /// Reads, verifies and runs a case's module on one engine.
@@ -198,20 +248,19 @@ pub fn run_case(case: &Case, engine: &dyn Engine, options: &RunOptions) -> Outco
         return run_replicated_case(case, engine, options);
     }
     let result = (|| {
-        let module =
-            json::read_module(&case.module, &Path::new("module"), options.read_options()).map_err(|e| format!("read error: {e}"))?;
-        let verified = verify::verify(module, &options.verify_options()).map_err(|e| format!("verify error: {e}"))?;
-        xlaref_reference::replicas::check_module(&verified, 1).map_err(|e| format!("run error: {e}"))?;
+        let module = json::read_module(&case.module, &Path::new("module"), options.read_options()).map_err(CaseFailure::Read)?;
+        let verified = verify::verify(module, &options.verify_options()).map_err(CaseFailure::Verify)?;
+        xlaref_reference::replicas::check_module(&verified, 1).map_err(CaseFailure::Run)?;
         // A panic is a bug in an engine; report it as this case's failure
         // rather than ending the whole run.
         let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.run(&verified, case.args.clone(), &mut env)));
         let result = match run {
-            Ok(result) => result.map_err(|e| format!("run error: {e}"))?,
-            Err(panic) => return Err(format!("internal error: the {} engine panicked: {}", engine.name(), panic_message(&panic))),
+            Ok(result) => result.map_err(CaseFailure::Run)?,
+            Err(panic) => return Err(CaseFailure::Panic { engine: engine.name(), message: panic_message(&panic) }),
         };
         // A Send nobody received is an error too (replicas.rs).
         if let Some(hub) = &env.hub {
-            hub.end_check().map_err(|e| format!("run error: {e}"))?;
+            hub.end_check().map_err(CaseFailure::Run)?;
         }
         Ok(result)
     })();
@@ -232,21 +281,21 @@ pub fn run_case(case: &Case, engine: &dyn Engine, options: &RunOptions) -> Outco
 /// replica's outfeed, in replica order.
 fn run_replicated_case(case: &Case, engine: &dyn Engine, options: &RunOptions) -> Outcome {
     let n = case.replicas;
-    let failed = |e: String| Outcome { result: Err(e), outfeed: vec![], per_replica: None };
+    let failed = |e: CaseFailure| Outcome { result: Err(e), outfeed: vec![], per_replica: None };
     let args: Vec<Vec<Literal>> = match &case.replica_args {
         Some(lists) if lists.len() != n => {
-            return failed(format!("malformed case: `replica_args` has {} argument lists for {n} replicas", lists.len()))
+            return failed(CaseFailure::Malformed(format!("`replica_args` has {} argument lists for {n} replicas", lists.len())))
         }
         Some(lists) => lists.clone(),
         None => vec![case.args.clone(); n],
     };
     let module = match json::read_module(&case.module, &Path::new("module"), options.read_options()) {
         Ok(m) => m,
-        Err(e) => return failed(format!("read error: {e}")),
+        Err(e) => return failed(CaseFailure::Read(e)),
     };
     let verified = match verify::verify(module, &options.verify_options()) {
         Ok(v) => v,
-        Err(e) => return failed(format!("verify error: {e}")),
+        Err(e) => return failed(CaseFailure::Verify(e)),
     };
     let make_env = || {
         let mut env = Env::new(options.limits.clone());
@@ -256,24 +305,21 @@ fn run_replicated_case(case: &Case, engine: &dyn Engine, options: &RunOptions) -
     };
     let run = super::engine::run_replicas(engine, &verified, args, &make_env);
     let outfeed = run.envs.into_iter().flat_map(|e| e.outfeed).collect();
-    let mut errors: Vec<String> = Vec::new();
+    let mut errors: Vec<(usize, RunError)> = Vec::new();
     let mut values = Vec::with_capacity(n);
     for (r, result) in run.results.into_iter().enumerate() {
         match result {
             Ok(v) => values.push(v),
-            Err(e) => {
-                let text = format!("run error: {e}");
-                // Replicas that fail for the same reason say it once.
-                if !errors.iter().any(|m| m.ends_with(&text)) {
-                    errors.push(format!("replica {r}: {text}"));
-                }
-            }
+            // Replicas that fail for the same reason say it once.
+            Err(e) if errors.iter().any(|(_, seen)| *seen == e) => {}
+            Err(e) => errors.push((r, e)),
         }
     }
     if !errors.is_empty() {
-        return Outcome { result: Err(errors.join("; ")), outfeed, per_replica: None };
+        return Outcome { result: Err(CaseFailure::Replicas(errors)), outfeed, per_replica: None };
     }
-    Outcome { result: values.first().cloned().ok_or_else(|| "no replicas".to_string()), outfeed, per_replica: Some(values) }
+    let first = values.first().cloned().ok_or_else(|| CaseFailure::Malformed("no replicas".into()));
+    Outcome { result: first, outfeed, per_replica: Some(values) }
 }
 
 /// The text of a panic payload.
@@ -288,7 +334,8 @@ pub fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
 /// Judges an outcome against the case: `Ok` or the reason it fails.
 pub fn judge(case: &Case, outcome: &Outcome) -> Result<(), String> {
     match (&case.expected, &outcome.result) {
-        (Expected::Error(text), Err(message)) => {
+        (Expected::Error(text), Err(failure)) => {
+            let message = failure.to_string();
             if message.to_lowercase().contains(&text.to_lowercase()) {
                 Ok(())
             } else {
@@ -298,7 +345,7 @@ pub fn judge(case: &Case, outcome: &Outcome) -> Result<(), String> {
         (Expected::Error(text), Ok(value)) => {
             Err(format!("expected an error containing \"{text}\", but the run succeeded with shape {}", value.shape()))
         }
-        (_, Err(message)) => Err(message.clone()),
+        (_, Err(message)) => Err(message.to_string()),
         (Expected::Value(expected), Ok(actual)) => {
             // With several replicas, every replica must produce the value.
             let all = outcome.per_replica.as_deref().unwrap_or(std::slice::from_ref(actual));

@@ -124,11 +124,7 @@ pub fn run_replicas(
                     env.hub = Some(own_hub.clone());
                     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.run(module, replica_args, &mut env)))
                         .unwrap_or_else(|p| {
-                            Err(RunError::Other(format!(
-                                "internal error: the {} engine panicked: {}",
-                                engine.name(),
-                                super::case::panic_message(&p)
-                            )))
+                            Err(RunError::Internal(format!("the {} engine panicked: {}", engine.name(), super::case::panic_message(&p))))
                         });
                     own_hub.finish(r as u32, result.is_ok());
                     (result, env)
@@ -143,9 +139,7 @@ pub fn run_replicas(
         handles
             .into_iter()
             .map(|h| match h {
-                Ok(h) => {
-                    h.join().unwrap_or_else(|_| (Err(RunError::Other("internal error: a replica thread panicked".into())), make_env()))
-                }
+                Ok(h) => h.join().unwrap_or_else(|_| (Err(RunError::Internal("a replica thread panicked".into())), make_env())),
                 Err(e) => (Err(RunError::Other(format!("cannot start a replica thread: {e}"))), make_env()),
             })
             .collect()

@@ -8,9 +8,9 @@ use std::ops::{Add, Mul};
 use num_bigint::BigInt;
 use num_complex::Complex;
 use num_traits::{Signed, ToPrimitive, Zero};
-use xlaref_reference::eval::dot::Acc;
 use xlaref_reference::literal::Data;
 use xlaref_reference::numerics::convert::Num;
+use xlaref_reference::terms::Acc;
 
 /// A dyadic rational `m · 2^e`, held exactly.
 #[derive(Clone, Debug, PartialEq)]

@@ -9,6 +9,7 @@ use xlaref_reference::ir::{Computation, Instruction, Module, Op};
 use xlaref_reference::literal::Literal;
 use xlaref_reference::types::Shape;
 use xlaref_reference::verify::{self, VerifiedModule, VerifyOptions};
+use xlaref_reference::RunError;
 
 use super::engine::Engine;
 use super::tolerance::{allowance, judge};
@@ -96,6 +97,9 @@ pub fn lockstep(
             }))
         };
         match (expected, actual) {
+            // A broken invariant is an engine's bug, whatever the other did.
+            (Err(e @ RunError::Internal(_)), _) => return disagree(format!("the reference broke: {e}")),
+            (_, Err(e @ RunError::Internal(_))) => return disagree(format!("the {} engine broke: {e}", other.name())),
             (Err(e), Err(_)) => return Verdict::Agree(Err(e.to_string())),
             (Err(e), Ok(_)) => return disagree(format!("the reference fails ({e}) but the {} engine returns a value", other.name())),
             (Ok(_), Err(e)) => return disagree(format!("the {} engine fails: {e}", other.name())),
@@ -126,6 +130,8 @@ fn whole_program(module: &VerifiedModule, args: &[Literal], reference: &dyn Engi
         }))
     };
     match (reference.run(module, args.to_vec(), &mut env()), other.run(module, args.to_vec(), &mut env())) {
+        (Err(e @ RunError::Internal(_)), _) => disagree(format!("the reference broke: {e}")),
+        (_, Err(e @ RunError::Internal(_))) => disagree(format!("the {} engine broke: {e}", other.name())),
         (Err(e), Err(_)) => Verdict::Agree(Err(e.to_string())),
         (Err(e), Ok(_)) => disagree(format!("the reference fails ({e}) but the {} engine returns a value", other.name())),
         (Ok(_), Err(e)) => disagree(format!("the {} engine fails: {e}", other.name())),

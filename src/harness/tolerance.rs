@@ -20,13 +20,10 @@
 //!   checks the distributions.
 
 use num_complex::Complex;
-use xlaref_reference::eval::conv::conv_plan;
-use xlaref_reference::eval::dot::{dot_dimension_numbers, dot_general_plan, sums_in};
-use xlaref_reference::eval::reduce::reduction_groups;
-use xlaref_reference::eval::reduce::window::window_groups;
 use xlaref_reference::ir::{BinaryOp, Computation, FftType, Op, UnaryOp};
 use xlaref_reference::literal::{ArrayLiteral, Data, Literal};
 use xlaref_reference::numerics::convert::convert;
+use xlaref_reference::terms::{conv_plan, dot_dimension_numbers, dot_general_plan, reduction_groups, sums_in, window_groups};
 use xlaref_reference::types::{ArrayShape, ElementType};
 use xlaref_reference::verify::VerifiedModule;
 

@@ -14,7 +14,7 @@ use xlaref_reference::types::{ArrayShape, Shape};
 use xlaref_reference::with_data;
 use xlaref_reference::RunError;
 
-use super::{array, bad, spread, spread_into, Rows, Spread, R};
+use super::{array, internal, spread, spread_into, Rows, Spread, R};
 use crate::kernels::elementwise as ew;
 use crate::kernels::reduce::{combine, fold_any_order, Combiner, Elem};
 use crate::par;
@@ -58,7 +58,7 @@ impl Step<'_> {
             .iter()
             .map(|input| {
                 Ok(match input {
-                    Input::Member(k) => done[*k].clone().ok_or_else(|| bad("fused value freed too early"))?,
+                    Input::Member(k) => done[*k].clone().ok_or_else(|| internal("fused value freed too early"))?,
                     Input::Slice(a) => {
                         let data = with_data!(&a.data, v => Stored::wrap(v[start..start + len].to_vec()));
                         Rc::new(ArrayLiteral::with_shape(ArrayShape::new(a.element_type(), vec![len as i64]), data).into())
@@ -77,7 +77,7 @@ impl Step<'_> {
             Op::ConvertElementType { new_element_type } => ew::convert(a(0)?, *new_element_type).into(),
             // A block of a reshape is the same block of its operand.
             Op::Reshape { .. } | Op::Collapse { .. } => return Ok(x[0].clone()),
-            _ => return Err(bad("op in a fusion group")),
+            _ => return Err(internal("op in a fusion group")),
         }))
     }
 }
@@ -109,8 +109,8 @@ pub(super) fn run<'a>(
     rows: Option<&Rows>,
     value: &impl Fn(InstrId) -> R<&'a Literal>,
 ) -> R<Literal> {
-    let root = *members.last().ok_or_else(|| bad("empty fusion group"))?;
-    let out = shapes[root].as_array().ok_or_else(|| bad("fusion root is not an array"))?.clone();
+    let root = *members.last().ok_or_else(|| internal("empty fusion group"))?;
+    let out = shapes[root].as_array().ok_or_else(|| internal("fusion root is not an array"))?.clone();
     // Without a Reduce, the members but the root are its operand's members.
     let elementwise = if rows.is_some() { &members[..members.len() - 1] } else { members };
     let n = elementwise.last().and_then(|&m| shapes[m].as_array()).map_or(0, ArrayShape::element_count);
@@ -120,7 +120,7 @@ pub(super) fn run<'a>(
     let mut last_use = vec![0usize; elementwise.len()];
     for (j, &m) in elementwise.iter().enumerate() {
         let instr = &c.instructions[m];
-        let member_out = shapes[m].as_array().ok_or_else(|| bad("fused value is not an array"))?.clone();
+        let member_out = shapes[m].as_array().ok_or_else(|| internal("fused value is not an array"))?.clone();
         let mut inputs = Vec::new();
         let mut broadcast = None;
         for &o in &instr.operands {
@@ -137,7 +137,7 @@ pub(super) fn run<'a>(
             } else if l.as_array().is_some_and(|a| a.element_count() == 1 && a.dynamic_sizes.is_none()) {
                 inputs.push(Input::Whole(l));
             } else {
-                return Err(bad("fused operand of another size"));
+                return Err(internal("fused operand of another size"));
             }
         }
         steps.push(Step { op: &instr.op, out: member_out, inputs, spread: broadcast });
@@ -145,7 +145,8 @@ pub(super) fn run<'a>(
     let ratio = rows.map_or(1, |r| r.len);
     let reduced = match rows {
         Some(r) => {
-            let operand = c.instructions[root].operands.first().and_then(|o| index.get(o)).ok_or_else(|| bad("fused Reduce's operand"))?;
+            let operand =
+                c.instructions[root].operands.first().and_then(|o| index.get(o)).ok_or_else(|| internal("fused Reduce's operand"))?;
             // The operand's block outlives every member's loop.
             last_use[*operand] = usize::MAX;
             Some((r, *operand, r.init.data.get(0)))
@@ -167,10 +168,10 @@ pub(super) fn run<'a>(
                 }
             }
         }
-        let Some((r, operand, init)) = &reduced else { return done.pop().flatten().ok_or_else(|| bad("fusion root value missing")) };
-        let x = done[*operand].take().ok_or_else(|| bad("fused Reduce operand missing"))?;
-        let data =
-            combine(r.op, &array(&x)?.data, *init, RowFolds { len: r.len }).ok_or_else(|| bad("fused Reduce without a typed loop"))??;
+        let Some((r, operand, init)) = &reduced else { return done.pop().flatten().ok_or_else(|| internal("fusion root value missing")) };
+        let x = done[*operand].take().ok_or_else(|| internal("fused Reduce operand missing"))?;
+        let data = combine(r.op, &array(&x)?.data, *init, RowFolds { len: r.len })
+            .ok_or_else(|| internal("fused Reduce without a typed loop"))??;
         Ok(Rc::new(ArrayLiteral::with_shape(ArrayShape::new(out.element_type, vec![(len / ratio) as i64]), data).into()))
     };
     let rows_per_block = (BLOCK / ratio).max(1);
@@ -214,7 +215,7 @@ fn assemble<T: Stored + Copy + Send + Sync>(
                         at += len;
                         continue;
                     }
-                    None => record(bad("fused block of another type or length")),
+                    None => record(internal("fused block of another type or length")),
                 },
                 Ok(None) => {}
                 Err(e) => record(e),

@@ -42,13 +42,10 @@ use xlaref_reference::types::{ArrayShape, ElementType, Shape};
 use xlaref_reference::verify::VerifiedModule;
 use xlaref_reference::RunError;
 
-use crate::scalar::{Kind, ScalarFn};
+use crate::applied::{Kind, ScalarFn};
+use crate::internal;
 
 type R<T> = Result<T, RunError>;
-
-fn bad(what: &str) -> RunError {
-    RunError::Other(format!("fast engine: {what} (a verified module should not reach this)"))
-}
 
 /// The longest row a fused Reduce folds: a block holds at least one row,
 /// and the Reduce kernel folds rows this short on one thread each (so the
@@ -301,7 +298,7 @@ fn spread_into<T: Copy>(v: &[T], s: &Spread, start: usize, len: usize, out: &mut
 }
 
 fn array(l: &Literal) -> R<&ArrayLiteral> {
-    l.as_array().ok_or_else(|| bad("expected an array"))
+    l.as_array().ok_or_else(|| internal("expected an array"))
 }
 
 /// A group's Reduce root: its reducer, its row length and its init value.
@@ -321,11 +318,11 @@ pub fn run<'a>(
     reducer: Option<BinaryOp>,
     value: impl Fn(InstrId) -> R<&'a Literal>,
 ) -> R<Literal> {
-    let root = *members.last().ok_or_else(|| bad("empty fusion group"))?;
+    let root = *members.last().ok_or_else(|| internal("empty fusion group"))?;
     let rows = match reducer {
         Some(op) => {
-            let len = reduced_row(c, shapes, root, op).ok_or_else(|| bad("fused Reduce of another form"))?;
-            let init = c.instructions[root].operands.get(1).ok_or_else(|| bad("Reduce without init"))?;
+            let len = reduced_row(c, shapes, root, op).ok_or_else(|| internal("fused Reduce of another form"))?;
+            let init = c.instructions[root].operands.get(1).ok_or_else(|| internal("Reduce without init"))?;
             Some(Rows { op, len, init: array(value(*init)?)? })
         }
         None => None,

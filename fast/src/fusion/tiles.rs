@@ -24,7 +24,7 @@ use xlaref_reference::types::{ElementType, Shape};
 use xlaref_reference::RunError;
 
 use super::blocks::RowFolds;
-use super::{array, bad, spread, spread_into, Rows, Spread, R};
+use super::{array, internal, spread, spread_into, Rows, Spread, R};
 use crate::elem::float::FFloat;
 use crate::kernels::elementwise::{float_binary_fn, float_unary_fn, BinaryUse, Side, UnaryUse};
 use crate::kernels::reduce::{float_combine, Elem};
@@ -305,7 +305,7 @@ impl<'a, T: FFloat + Elem> Group<'_, 'a, T> {
         }
         let last = match &self.fold {
             Some(f) => s.views[f.operand],
-            None => *s.views.last().ok_or_else(|| bad("empty fusion group"))?,
+            None => *s.views.last().ok_or_else(|| internal("empty fusion group"))?,
         };
         let values: &[T] = match last {
             View::Slot(b) => &s.slots[b][..len],
@@ -323,7 +323,7 @@ impl<'a, T: FFloat + Elem> Group<'_, 'a, T> {
             return Ok(());
         };
         let folds =
-            float_combine(f.op, values, f.init, RowFolds { len: f.len }).ok_or_else(|| bad("fused Reduce without a typed loop"))??;
+            float_combine(f.op, values, f.init, RowFolds { len: f.len }).ok_or_else(|| internal("fused Reduce without a typed loop"))??;
         for (o, &x) in out.iter_mut().zip(&folds) {
             o.write(x);
         }
@@ -332,7 +332,7 @@ impl<'a, T: FFloat + Elem> Group<'_, 'a, T> {
 
     /// One member's values for the tile.
     fn step(&self, step: &Step<'a, T>, s: &mut Scratch<'a, T>, start: usize, len: usize) -> R<View<'a, T>> {
-        let input = |k: usize| step.inputs.get(k).copied().ok_or_else(|| bad("fused member without operands"));
+        let input = |k: usize| step.inputs.get(k).copied().ok_or_else(|| internal("fused member without operands"));
         match &step.kind {
             Kind::Same => Ok(match input(0)? {
                 Src::Member(k) => s.views[k],
@@ -356,7 +356,7 @@ impl<'a, T: FFloat + Elem> Group<'_, 'a, T> {
             Kind::Unary(op) => {
                 let mut buffer = take_slot(s, step.slot, len);
                 let x = side(s, input(0)?, start, len);
-                let one = float_unary_fn(*op, OnTile { x, out: &mut buffer }).ok_or_else(|| bad("fused unary op"))?;
+                let one = float_unary_fn(*op, OnTile { x, out: &mut buffer }).ok_or_else(|| internal("fused unary op"))?;
                 Ok(put_back(s, step.slot, buffer, one))
             }
             Kind::Exp => {

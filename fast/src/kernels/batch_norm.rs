@@ -16,34 +16,31 @@ use xlaref_reference::RunError;
 use super::linalg::{from_reals, reals};
 use crate::elem::f8;
 use crate::exec::Executor;
+use crate::internal;
 use crate::par;
 
 type R<T> = Result<T, RunError>;
 
-fn bad(what: &str) -> RunError {
-    RunError::Other(format!("fast engine: {what} (a verified module should not reach this)"))
-}
-
 pub fn eval(_exec: &mut Executor, op: &Op, operands: &[&Literal], shape: &Shape) -> R<Literal> {
-    let arrays: Vec<&ArrayLiteral> = operands.iter().map(|l| l.as_array().ok_or_else(|| bad("expected arrays"))).collect::<R<_>>()?;
-    let x = *arrays.first().ok_or_else(|| bad("batch norm without an operand"))?;
+    let arrays: Vec<&ArrayLiteral> = operands.iter().map(|l| l.as_array().ok_or_else(|| internal("expected arrays"))).collect::<R<_>>()?;
+    let x = *arrays.first().ok_or_else(|| internal("batch norm without an operand"))?;
     let t = x.element_type();
-    let v: Vec<Vec<f64>> = arrays.iter().map(|a| reals(&a.data).ok_or_else(|| bad("batch norm on a non-float"))).collect::<R<_>>()?;
+    let v: Vec<Vec<f64>> = arrays.iter().map(|a| reals(&a.data).ok_or_else(|| internal("batch norm on a non-float"))).collect::<R<_>>()?;
     let (epsilon, feature_index, want) = match op {
         Op::BatchNormTraining { epsilon, feature_index } => (epsilon, feature_index, 3),
         Op::BatchNormInference { epsilon, feature_index } => (epsilon, feature_index, 5),
         Op::BatchNormGrad { epsilon, feature_index } => (epsilon, feature_index, 5),
-        _ => return Err(bad("not a batch norm op")),
+        _ => return Err(internal("not a batch norm op")),
     };
     if v.len() != want {
-        return Err(bad("batch norm operand count"));
+        return Err(internal("batch norm operand count"));
     }
     let g = Layout::of(x.dims(), *feature_index)?;
     let is_grad = matches!(op, Op::BatchNormGrad { .. });
     for (i, values) in v.iter().enumerate().skip(1) {
         let expected = if is_grad && i == 4 { v[0].len() } else { g.count };
         if values.len() != expected {
-            return Err(bad("batch norm operand sizes"));
+            return Err(internal("batch norm operand sizes"));
         }
     }
     let eps = epsilon_in(t, *epsilon);
@@ -60,19 +57,19 @@ pub fn eval(_exec: &mut Executor, op: &Op, operands: &[&Literal], shape: &Shape)
     };
     let shapes: Vec<&ArrayShape> = match shape {
         Shape::Array(a) => vec![a],
-        Shape::Tuple(parts) => parts.iter().map(|p| p.as_array().ok_or_else(|| bad("batch norm result"))).collect::<R<_>>()?,
-        Shape::Token => return Err(bad("batch norm result")),
+        Shape::Tuple(parts) => parts.iter().map(|p| p.as_array().ok_or_else(|| internal("batch norm result"))).collect::<R<_>>()?,
+        Shape::Token => return Err(internal("batch norm result")),
     };
     if shapes.len() != results.len() {
-        return Err(bad("batch norm result count"));
+        return Err(internal("batch norm result count"));
     }
     let mut out = Vec::with_capacity(results.len());
     for (r, s) in results.iter().zip(shapes) {
-        let data = from_reals(t, r).ok_or_else(|| bad("batch norm result type"))?;
+        let data = from_reals(t, r).ok_or_else(|| internal("batch norm result type"))?;
         out.push(Literal::from(ArrayLiteral::with_shape(s.clone(), data)));
     }
     Ok(match shape {
-        Shape::Array(_) => out.pop().ok_or_else(|| bad("batch norm result"))?,
+        Shape::Array(_) => out.pop().ok_or_else(|| internal("batch norm result"))?,
         _ => Literal::Tuple(out),
     })
 }
@@ -88,7 +85,7 @@ struct Layout {
 
 impl Layout {
     fn of(dims: &[i64], feature_index: i64) -> R<Layout> {
-        let fi = usize::try_from(feature_index).ok().filter(|&i| i < dims.len()).ok_or_else(|| bad("feature_index"))?;
+        let fi = usize::try_from(feature_index).ok().filter(|&i| i < dims.len()).ok_or_else(|| internal("feature_index"))?;
         let size = |d: &[i64]| d.iter().map(|&k| k as usize).product::<usize>();
         let (outer, count, inner) = (size(&dims[..fi]), dims[fi] as usize, size(&dims[fi + 1..]));
         Ok(Layout { outer, count, inner, n: (outer * inner) as f64 })

@@ -17,22 +17,19 @@ use xlaref_reference::scalar::Scalar;
 use xlaref_reference::types::{ArrayShape, Shape};
 use xlaref_reference::RunError;
 
-use super::{elementwise as ew, layout};
+use super::{elementwise as ew, shape_ops};
+use crate::applied::ScalarFn;
 use crate::exec::Executor;
-use crate::scalar::ScalarFn;
+use crate::internal;
 
 type R<T> = Result<T, RunError>;
 
-fn bad(what: &str) -> RunError {
-    RunError::Other(format!("fast engine: {what} (a verified module should not reach this)"))
-}
-
 fn arr(l: &Literal) -> R<&ArrayLiteral> {
-    l.as_array().ok_or_else(|| bad("expected an array"))
+    l.as_array().ok_or_else(|| internal("expected an array"))
 }
 
 fn out(shape: &Shape) -> R<&ArrayShape> {
-    shape.as_array().ok_or_else(|| bad("expected an array result"))
+    shape.as_array().ok_or_else(|| internal("expected an array result"))
 }
 
 pub fn eval(exec: &mut Executor, op: &Op, x: &[&Literal], shape: &Shape) -> R<Literal> {
@@ -47,7 +44,7 @@ pub fn eval(exec: &mut Executor, op: &Op, x: &[&Literal], shape: &Shape) -> R<Li
             if parts.iter().map(|p| p.dims().get(d).copied().unwrap_or(0)).sum::<i64>() != o.dims.get(d).copied().unwrap_or(-1) {
                 return Err(mismatch(exec, op, "shard_count does not match the replica group size"));
             }
-            Ok(layout::concat(&parts, d, o).into())
+            Ok(shape_ops::concat(&parts, d, o).into())
         }
         Op::AllReduce { computation, replica_groups, .. } => {
             let group = group(exec, op, replica_groups)?;
@@ -64,11 +61,11 @@ pub fn eval(exec: &mut Executor, op: &Op, x: &[&Literal], shape: &Shape) -> R<Li
             let d = *scatter_dimension as usize;
             let n = group.len();
             let first_in = match x[0] {
-                Literal::Tuple(t) => t.first().ok_or_else(|| bad("empty tuple"))?,
+                Literal::Tuple(t) => t.first().ok_or_else(|| internal("empty tuple"))?,
                 l => l,
             };
             let first_out = match shape {
-                Shape::Tuple(t) => t.first().ok_or_else(|| bad("empty tuple"))?,
+                Shape::Tuple(t) => t.first().ok_or_else(|| internal("empty tuple"))?,
                 s => s,
             };
             if arr(first_in)?.dims().get(d).copied() != out(first_out)?.dims.get(d).map(|s| s * n as i64) {
@@ -91,7 +88,7 @@ pub fn eval(exec: &mut Executor, op: &Op, x: &[&Literal], shape: &Shape) -> R<Li
             let blocks =
                 values.iter().map(|v| arr(v).map(|a| block(a, *split_dimension as usize, me, group.len()))).collect::<R<Vec<_>>>()?;
             let parts: Vec<&ArrayLiteral> = blocks.iter().collect();
-            Ok(layout::concat(&parts, *concat_dimension as usize, out(shape)?).into())
+            Ok(shape_ops::concat(&parts, *concat_dimension as usize, out(shape)?).into())
         }
         Op::CollectivePermute { source_target_pairs, .. } => {
             replicas::check_pairs(source_target_pairs, exec.env.replica_count).map_err(|e| mismatch(exec, op, &e))?;
@@ -99,7 +96,7 @@ pub fn eval(exec: &mut Executor, op: &Op, x: &[&Literal], shape: &Shape) -> R<Li
             let values = exchange(exec, op, &group, x[0])?;
             let me = exec.env.replica_id as i64;
             match source_target_pairs.iter().find(|p| p.1 == me) {
-                Some(&(s, _)) => values.into_iter().nth(s as usize).ok_or_else(|| bad("source replica")),
+                Some(&(s, _)) => values.into_iter().nth(s as usize).ok_or_else(|| internal("source replica")),
                 None => Ok(ArrayLiteral::zeros(&arr(x[0])?.shape).into()),
             }
         }
@@ -123,7 +120,7 @@ pub fn eval(exec: &mut Executor, op: &Op, x: &[&Literal], shape: &Shape) -> R<Li
         Op::RecvDone { channel_id } => {
             let what = describe(exec, op);
             let (id, token) = request(x[0])?;
-            let buffer_shape = x[0].as_tuple().and_then(|t| t.first()).ok_or_else(|| bad("context"))?.shape();
+            let buffer_shape = x[0].as_tuple().and_then(|t| t.first()).ok_or_else(|| internal("context"))?.shape();
             let deadline = exec.env.limits.deadline;
             let data = hub(exec.env)?.recv_done(exec.env.replica_id, *channel_id, &what, id, deadline)?;
             if data.shape() != buffer_shape {
@@ -134,7 +131,7 @@ pub fn eval(exec: &mut Executor, op: &Op, x: &[&Literal], shape: &Shape) -> R<Li
             }
             Ok(if token { Literal::Tuple(vec![data, Literal::Token]) } else { data })
         }
-        other => Err(bad(&format!("{} is not a collective", other.name()))),
+        other => Err(internal(&format!("{} is not a collective", other.name()))),
     }
 }
 
@@ -156,7 +153,7 @@ fn hub(env: &mut Env) -> R<Arc<Hub>> {
         }
         env.hub = Some(Arc::new(Hub::new(1)));
     }
-    env.hub.clone().ok_or_else(|| bad("hub"))
+    env.hub.clone().ok_or_else(|| internal("hub"))
 }
 
 fn group(exec: &Executor, op: &Op, groups: &ReplicaGroups) -> R<Vec<u32>> {
@@ -166,7 +163,7 @@ fn group(exec: &Executor, op: &Op, groups: &ReplicaGroups) -> R<Vec<u32>> {
 }
 
 fn position(exec: &Executor, group: &[u32]) -> R<usize> {
-    group.iter().position(|&g| g == exec.env.replica_id).ok_or_else(|| bad("replica not in its group"))
+    group.iter().position(|&g| g == exec.env.replica_id).ok_or_else(|| internal("replica not in its group"))
 }
 
 fn exchange(exec: &mut Executor, op: &Op, group: &[u32], value: &Literal) -> R<Vec<Literal>> {
@@ -188,7 +185,7 @@ fn reduce(exec: &mut Executor, f: Option<ComputationId>, values: &[Literal]) -> 
             for k in 0..first.len() {
                 let column = values
                     .iter()
-                    .map(|v| v.as_tuple().and_then(|t| t.get(k)).ok_or_else(|| bad("tuple")).and_then(arr))
+                    .map(|v| v.as_tuple().and_then(|t| t.get(k)).ok_or_else(|| internal("tuple")).and_then(arr))
                     .collect::<R<Vec<_>>>()?;
                 parts.push(reduce_arrays(exec, f, &column)?.into());
             }
@@ -198,12 +195,12 @@ fn reduce(exec: &mut Executor, f: Option<ComputationId>, values: &[Literal]) -> 
             let column = values.iter().map(|v| arr(v)).collect::<R<Vec<_>>>()?;
             Ok(reduce_arrays(exec, f, &column)?.into())
         }
-        None => Err(bad("empty replica group")),
+        None => Err(internal("empty replica group")),
     }
 }
 
 fn reduce_arrays(exec: &mut Executor, f: Option<ComputationId>, xs: &[&ArrayLiteral]) -> R<ArrayLiteral> {
-    let (first, rest) = xs.split_first().ok_or_else(|| bad("empty replica group"))?;
+    let (first, rest) = xs.split_first().ok_or_else(|| internal("empty replica group"))?;
     let Some(id) = f else {
         let mut acc = (*first).clone();
         for x in rest {
@@ -225,12 +222,12 @@ fn reduce_arrays(exec: &mut Executor, f: Option<ComputationId>, xs: &[&ArrayLite
             args[0] = *a;
             args[1] = x.data.get(p);
             f.call(exec, &args, &mut result)?;
-            *a = result.first().copied().ok_or_else(|| bad("reduction result"))?;
+            *a = result.first().copied().ok_or_else(|| internal("reduction result"))?;
         }
     }
     let data = Data::from_scalars(first.element_type(), &acc);
     if data.len() != n {
-        return Err(bad("the reduction returned another type"));
+        return Err(internal("the reduction returned another type"));
     }
     Ok(ArrayLiteral::with_shape(first.shape.clone(), data))
 }
@@ -242,13 +239,13 @@ fn block(x: &ArrayLiteral, dim: usize, k: usize, n: usize) -> ArrayLiteral {
     start[dim] = k as i64 * size;
     let mut dims = x.dims().to_vec();
     dims[dim] = size;
-    layout::slice(x, &start, &vec![1; x.rank()], &ArrayShape::new(x.element_type(), dims))
+    shape_ops::slice(x, &start, &vec![1; x.rank()], &ArrayShape::new(x.element_type(), dims))
 }
 
 fn request(context: &Literal) -> R<(u32, bool)> {
-    let parts = context.as_tuple().ok_or_else(|| bad("context"))?;
+    let parts = context.as_tuple().ok_or_else(|| internal("context"))?;
     let id = parts.get(1).and_then(Literal::as_array).and_then(|a| a.typed::<u32>()).and_then(|v| v.first().copied());
-    Ok((id.ok_or_else(|| bad("context request id"))?, parts.len() == 3))
+    Ok((id.ok_or_else(|| internal("context request id"))?, parts.len() == 3))
 }
 
 fn context(data: Literal, id: u32, token: bool) -> Literal {

@@ -23,18 +23,15 @@ use super::dot::numeric::{self, SumOfProducts};
 use super::dot::{gather, Group};
 use super::gemm::{self, Elem, MatRef};
 use crate::exec::Executor;
+use crate::internal;
 
 type R<T> = Result<T, RunError>;
 
-fn bad(what: &str) -> RunError {
-    RunError::Other(format!("fast engine: {what} (a verified module should not reach this)"))
-}
-
 pub fn eval(_exec: &mut Executor, op: &Op, operands: &[&Literal], shape: &Shape) -> R<Literal> {
-    let Op::Conv(attrs) = op else { return Err(bad("not a convolution")) };
-    let [lhs, rhs] = operands else { return Err(bad("a convolution takes two operands")) };
-    let (lhs, rhs) = (lhs.as_array().ok_or_else(|| bad("array operand"))?, rhs.as_array().ok_or_else(|| bad("array operand"))?);
-    let out = shape.as_array().ok_or_else(|| bad("array result"))?;
+    let Op::Conv(attrs) = op else { return Err(internal("not a convolution")) };
+    let [lhs, rhs] = operands else { return Err(internal("a convolution takes two operands")) };
+    let (lhs, rhs) = (lhs.as_array().ok_or_else(|| internal("array operand"))?, rhs.as_array().ok_or_else(|| internal("array operand"))?);
+    let out = shape.as_array().ok_or_else(|| internal("array result"))?;
     Ok(conv(attrs, lhs, rhs, out)?.into())
 }
 
@@ -88,7 +85,7 @@ pub fn conv(attrs: &ConvAttrs, lhs: &ArrayLiteral, rhs: &ArrayLiteral, out: &Arr
     let d = attrs.dims(lhs.rank());
     let n = d.input_spatial_dimensions.len();
     if !fits(attrs, &d, lhs.rank(), rhs.rank(), out.rank()) {
-        return Err(bad("convolution attributes do not fit the operands"));
+        return Err(internal("convolution attributes do not fit the operands"));
     }
     let (ls, rs) = (lhs.shape.strides(), rhs.shape.strides());
     let (ld, rd, od) = (lhs.dims(), rhs.dims(), &out.dims);

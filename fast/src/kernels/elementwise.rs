@@ -11,20 +11,17 @@ use xlaref_reference::literal::{ArrayLiteral, Data, Literal};
 use xlaref_reference::types::{ArrayShape, ElementType};
 use xlaref_reference::RunError;
 
-use super::layout;
+use super::shape_ops;
 use crate::elem::complex as cx;
 use crate::elem::complex_inverse as cxi;
 use crate::elem::f8::{F8E4M3FN, F8E5M2};
 use crate::elem::float::{maximum, minimum, order_key, pow, sign, FFloat, Wide};
 use crate::elem::int::FInt;
 use crate::elem::special;
+use crate::internal;
 use crate::par;
 
 type R<T> = Result<T, RunError>;
-
-fn bad(what: &str) -> RunError {
-    RunError::Other(format!("fast engine: {what} (a verified module should not reach this)"))
-}
 
 /// One operand of an element-wise op: all elements, or one repeated.
 #[derive(Clone, Copy)]
@@ -51,7 +48,7 @@ fn prepare<'a>(x: &'a ArrayLiteral, out_dims: &[i64], broadcast_dimensions: Opti
     let mapping: Vec<i64> =
         if x.rank() == out_dims.len() { (0..x.rank() as i64).collect() } else { broadcast_dimensions.unwrap_or(&[]).to_vec() };
     let out = ArrayShape::new(x.element_type(), out_dims.to_vec());
-    Cow::Owned(layout::broadcast(x, &out, &mapping))
+    Cow::Owned(shape_ops::broadcast(x, &out, &mapping))
 }
 
 fn side<'a, T: Copy>(v: &'a [T], n: usize) -> Side<'a, T> {
@@ -67,7 +64,7 @@ macro_rules! pair {
     ($a:expr, $b:expr, $n:expr, |$x:ident, $y:ident| { $($variant:ident => $body:expr),* $(,)? }) => {
         match (&$a.data, &$b.data) {
             $((Data::$variant(p), Data::$variant(q)) => { let $x = side(p, $n); let $y = side(q, $n); $body })*
-            _ => return Err(bad("operands of different types")),
+            _ => return Err(internal("operands of different types")),
         }
     };
 }
@@ -89,7 +86,7 @@ fn int_binary<T: FInt>(op: BinaryOp, a: Side<T>, b: Side<T>) -> R<Vec<T>> {
         ShiftLeft => run2(a, b, T::shl),
         ShiftRightArithmetic => run2(a, b, T::sra),
         ShiftRightLogical => run2(a, b, T::srl),
-        Atan2 | Complex | NextAfter | Polygamma | Zeta => return Err(bad("float op on integers")),
+        Atan2 | Complex | NextAfter | Polygamma | Zeta => return Err(internal("float op on integers")),
     })
 }
 
@@ -167,7 +164,7 @@ pub(crate) fn float_binary_fn<T: FFloat, U: BinaryUse<T>>(op: BinaryOp, u: U) ->
         }
         Polygamma => u.apply(|n: T, x: T| T::down(T::W::from_f64(special::polygamma(n.up().to_f64(), x.up().to_f64())))),
         Zeta => u.apply(|x: T, q: T| T::down(T::W::from_f64(special::zeta(x.up().to_f64(), q.up().to_f64())))),
-        _ => return Err(bad("integer op on floats")),
+        _ => return Err(internal("integer op on floats")),
     })
 }
 
@@ -187,7 +184,7 @@ fn complex_binary<P: Copy + Sync + Send>(
         Pow => cx::pow,
         Max => cx::max,
         Min => cx::min,
-        _ => return Err(bad("op not defined on complex numbers")),
+        _ => return Err(internal("op not defined on complex numbers")),
     };
     Ok(run2(a, b, |x, y| down(g(up(x), up(y)))))
 }
@@ -215,7 +212,7 @@ pub fn binary(
             B::Add | B::Max | B::Or => run2(a, b, |x, y| x | y),
             B::Mul | B::Min | B::And => run2(a, b, |x, y| x & y),
             B::Xor => run2(a, b, |x, y| x ^ y),
-            _ => return Err(bad("op not defined on pred")),
+            _ => return Err(internal("op not defined on pred")),
         }),
         S8 => Data::S8(int_binary(op, a, b)?),
         S16 => Data::S16(int_binary(op, a, b)?),
@@ -321,7 +318,7 @@ fn int_unary<T: FInt>(op: UnaryOp, v: &[T]) -> R<Vec<T>> {
         Not => par::map(v, T::bnot),
         PopulationCount => par::map(v, T::popcnt),
         Clz => par::map(v, T::clz),
-        _ => return Err(bad("float op on integers")),
+        _ => return Err(internal("float op on integers")),
     })
 }
 
@@ -337,7 +334,7 @@ fn float_unary<T: FFloat + xlaref_reference::literal::Stored>(op: UnaryOp, v: &[
         Cos => trig(v, Wide::cos_near, Wide::cos),
         Tan => trig(v, Wide::tan_near, Wide::tan),
         Real | Conj => v.to_vec(),
-        _ => float_unary_fn(op, Whole(v)).ok_or_else(|| bad("integer op on floats"))?,
+        _ => float_unary_fn(op, Whole(v)).ok_or_else(|| internal("integer op on floats"))?,
     };
     Ok(T::wrap(out))
 }
@@ -451,7 +448,7 @@ fn complex_unary<P: Copy + Sync + Send>(
         Asinh => cxi::asinh,
         Acosh => cxi::acosh,
         Atanh => cxi::atanh,
-        _ => return Err(bad("op not defined on complex numbers")),
+        _ => return Err(internal("op not defined on complex numbers")),
     };
     Ok(wrapc(par::map(v, |z| down(g(up(z))))))
 }
@@ -460,7 +457,7 @@ fn complex_unary<P: Copy + Sync + Send>(
 pub fn unary(op: UnaryOp, x: &ArrayLiteral, out: &ArrayShape) -> R<ArrayLiteral> {
     let data = match &x.data {
         Data::Pred(v) if op == UnaryOp::Not => Data::Pred(par::map(v, |b| !b)),
-        Data::Pred(_) => return Err(bad("op not defined on pred")),
+        Data::Pred(_) => return Err(internal("op not defined on pred")),
         Data::S8(v) => Data::S8(int_unary(op, v)?),
         Data::S16(v) => Data::S16(int_unary(op, v)?),
         Data::S32(v) => Data::S32(int_unary(op, v)?),
@@ -484,7 +481,7 @@ pub fn unary(op: UnaryOp, x: &ArrayLiteral, out: &ArrayShape) -> R<ArrayLiteral>
 /// Select: element-wise from on_true/on_false by pred, or wholesale for a
 /// scalar pred or tuples.
 pub fn select(pred: &ArrayLiteral, on_true: &Literal, on_false: &Literal) -> R<Literal> {
-    let Data::Pred(p) = &pred.data else { return Err(bad("select predicate is not pred")) };
+    let Data::Pred(p) = &pred.data else { return Err(internal("select predicate is not pred")) };
     let (Literal::Array(t), Literal::Array(f)) = (on_true, on_false) else {
         return Ok(if p.first().copied().unwrap_or(false) { on_true.clone() } else { on_false.clone() });
     };
@@ -495,7 +492,7 @@ pub fn select(pred: &ArrayLiteral, on_true: &Literal, on_false: &Literal) -> R<L
         ($($v:ident),*) => {
             match (&t.data, &f.data) {
                 $((Data::$v(a), Data::$v(b)) => Data::$v(par::zip3(p, a, b, |c, x, y| if c { x } else { y })),)*
-                _ => return Err(bad("select operands of different types")),
+                _ => return Err(internal("select operands of different types")),
             }
         };
     }

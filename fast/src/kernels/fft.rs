@@ -18,22 +18,19 @@ use xlaref_reference::types::Shape;
 use xlaref_reference::RunError;
 
 use crate::exec::Executor;
+use crate::internal;
 use crate::par;
 
 type R<T> = Result<T, RunError>;
 
-fn bad(what: &str) -> RunError {
-    RunError::Other(format!("fast engine: {what} (a verified module should not reach this)"))
-}
-
 pub fn eval(_exec: &mut Executor, op: &Op, operands: &[&Literal], shape: &Shape) -> R<Literal> {
-    let Op::Fft { fft_type, fft_length } = op else { return Err(bad("not an Fft op")) };
-    let x = operands.first().and_then(|l| l.as_array()).ok_or_else(|| bad("expected an array operand"))?;
-    let out = shape.as_array().ok_or_else(|| bad("expected an array result"))?;
+    let Op::Fft { fft_type, fft_length } = op else { return Err(internal("not an Fft op")) };
+    let x = operands.first().and_then(|l| l.as_array()).ok_or_else(|| internal("expected an array operand"))?;
+    let out = shape.as_array().ok_or_else(|| internal("expected an array result"))?;
     let dims: Vec<usize> = x.dims().iter().map(|&d| d as usize).collect();
     let out_dims: Vec<usize> = out.dims.iter().map(|&d| d as usize).collect();
     if fft_length.is_empty() || fft_length.len() > dims.len() || out_dims.len() != dims.len() {
-        return Err(bad("fft_length does not fit the operand"));
+        return Err(internal("fft_length does not fit the operand"));
     }
     let t = *fft_type;
     let data = match &x.data {
@@ -41,10 +38,10 @@ pub fn eval(_exec: &mut Executor, op: &Op, operands: &[&Literal], shape: &Shape)
         Data::C128(v) => finish64(t, transform(t, fft_length.len(), v.clone(), &dims, &out_dims)?),
         Data::F32(v) => finish32(t, transform(t, fft_length.len(), par::map(v, |r| Complex::new(r, 0.0)), &dims, &out_dims)?),
         Data::F64(v) => finish64(t, transform(t, fft_length.len(), par::map(v, |r| Complex::new(r, 0.0)), &dims, &out_dims)?),
-        _ => return Err(bad("Fft operand type")),
+        _ => return Err(internal("Fft operand type")),
     };
     if data.len() != out.element_count() {
-        return Err(bad("Fft result size"));
+        return Err(internal("Fft result size"));
     }
     Ok(ArrayLiteral::with_shape(out.clone(), data).into())
 }

@@ -17,24 +17,21 @@ use xlaref_reference::RunError;
 use crate::elem::complex as cx;
 use crate::elem::f8::{self, F8E4M3FN, F8E5M2};
 use crate::exec::Executor;
+use crate::internal;
 use crate::par;
 
 type R<T> = Result<T, RunError>;
 type C = Complex<f64>;
 
-fn bad(what: &str) -> RunError {
-    RunError::Other(format!("fast engine: {what} (a verified module should not reach this)"))
-}
-
 pub fn eval(_exec: &mut Executor, op: &Op, operands: &[&Literal], _shape: &Shape) -> R<Literal> {
-    let operand = |i: usize| operands.get(i).and_then(|l| l.as_array()).ok_or_else(|| bad("expected an array operand"));
+    let operand = |i: usize| operands.get(i).and_then(|l| l.as_array()).ok_or_else(|| internal("expected an array operand"));
     Ok(match op {
         Op::Cholesky { lower } => cholesky(operand(0)?, *lower)?.into(),
         Op::TriangularSolve { left_side, lower, unit_diagonal, transpose_a } => {
             let o = Solve { left_side: *left_side, lower: *lower, unit_diagonal: *unit_diagonal, transpose_a: *transpose_a };
             triangular_solve(operand(0)?, operand(1)?, o)?.into()
         }
-        _ => return Err(bad("not a linalg op")),
+        _ => return Err(internal("not a linalg op")),
     })
 }
 
@@ -166,16 +163,16 @@ impl Field for C {
 /// Cholesky–Banachiewicz loops, zeros in the other triangle, and a matrix
 /// with a pivot that is not positive entirely NaN.
 pub fn cholesky(a: &ArrayLiteral, lower: bool) -> R<ArrayLiteral> {
-    let n = a.dims().last().copied().ok_or_else(|| bad("Cholesky of a scalar"))? as usize;
+    let n = a.dims().last().copied().ok_or_else(|| internal("Cholesky of a scalar"))? as usize;
     let t = a.element_type();
     let data = if t.is_complex() {
-        let v = complexes(&a.data).ok_or_else(|| bad("Cholesky operand type"))?;
+        let v = complexes(&a.data).ok_or_else(|| internal("Cholesky operand type"))?;
         from_complexes(t, &cholesky_batch(&v, n, lower))
     } else {
-        let v = reals(&a.data).ok_or_else(|| bad("Cholesky operand type"))?;
+        let v = reals(&a.data).ok_or_else(|| internal("Cholesky operand type"))?;
         from_reals(t, &cholesky_batch(&v, n, lower))
     }
-    .ok_or_else(|| bad("Cholesky result type"))?;
+    .ok_or_else(|| internal("Cholesky result type"))?;
     Ok(ArrayLiteral::with_shape(a.shape.clone(), data))
 }
 
@@ -270,21 +267,21 @@ struct Solve {
 fn triangular_solve(a: &ArrayLiteral, b: &ArrayLiteral, o: Solve) -> R<ArrayLiteral> {
     let r = b.rank();
     if r < 2 || a.rank() != r {
-        return Err(bad("TriangularSolve operands of the wrong rank"));
+        return Err(internal("TriangularSolve operands of the wrong rank"));
     }
     let m = a.dims()[r - 1] as usize;
     let (rows, cols) = (b.dims()[r - 2] as usize, b.dims()[r - 1] as usize);
     let t = b.element_type();
     let data = if t.is_complex() {
         let (av, bv) = (complexes(&a.data), complexes(&b.data));
-        let (av, bv) = av.zip(bv).ok_or_else(|| bad("TriangularSolve operand types"))?;
+        let (av, bv) = av.zip(bv).ok_or_else(|| internal("TriangularSolve operand types"))?;
         from_complexes(t, &solve_batch(&av, &bv, m, rows, cols, o))
     } else {
         let (av, bv) = (reals(&a.data), reals(&b.data));
-        let (av, bv) = av.zip(bv).ok_or_else(|| bad("TriangularSolve operand types"))?;
+        let (av, bv) = av.zip(bv).ok_or_else(|| internal("TriangularSolve operand types"))?;
         from_reals(t, &solve_batch(&av, &bv, m, rows, cols, o))
     }
-    .ok_or_else(|| bad("TriangularSolve result type"))?;
+    .ok_or_else(|| internal("TriangularSolve result type"))?;
     Ok(ArrayLiteral::with_shape(b.shape.clone(), data))
 }
 

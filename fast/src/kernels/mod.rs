@@ -10,14 +10,14 @@ pub mod fft;
 pub mod gemm;
 pub mod indexing;
 pub mod lapack;
-pub mod layout;
 pub mod linalg;
 pub mod precision;
 pub mod reduce;
 pub mod rng;
+pub mod shape_ops;
 pub mod sort;
 pub mod transpose;
 pub mod world;
 
 #[cfg(test)]
-mod layout_boundary_tests;
+mod shape_ops_boundary_tests;

@@ -20,21 +20,18 @@ use xlaref_reference::RunError;
 use crate::elem::f8::{F8E4M3FN, F8E5M2};
 use crate::elem::float::FFloat;
 use crate::exec::Executor;
+use crate::internal;
 use crate::par;
 
 type R<T> = Result<T, RunError>;
 
-fn bad(what: &str) -> RunError {
-    RunError::Other(format!("fast engine: {what} (a verified module should not reach this)"))
-}
-
 pub fn eval(_exec: &mut Executor, op: &Op, operands: &[&Literal], shape: &Shape) -> R<Literal> {
-    let x = operands.first().and_then(|l| l.as_array()).ok_or_else(|| bad("expected an array operand"))?;
-    let out = shape.as_array().ok_or_else(|| bad("expected an array result"))?;
+    let x = operands.first().and_then(|l| l.as_array()).ok_or_else(|| internal("expected an array operand"))?;
+    let out = shape.as_array().ok_or_else(|| internal("expected an array result"))?;
     Ok(match op {
         Op::ReducePrecision { exponent_bits, mantissa_bits } => reduce_precision(x, *exponent_bits, *mantissa_bits)?.into(),
         Op::BitcastConvertType { .. } => bitcast_convert(x, out)?.into(),
-        _ => return Err(bad("not a precision op")),
+        _ => return Err(internal("not a precision op")),
     })
 }
 
@@ -153,7 +150,7 @@ fn reduce_each<T: FFloat + Stored>(v: &[T], r: Reduce, is_nan: fn(u64) -> bool) 
 /// ReducePrecision — document §ReducePrecision, on the bit patterns (see
 /// the module comment); NaN is kept bit for bit.
 pub fn reduce_precision(x: &ArrayLiteral, exponent_bits: i64, mantissa_bits: i64) -> R<ArrayLiteral> {
-    let f = format_of(x.element_type()).ok_or_else(|| bad("ReducePrecision of a non-float"))?;
+    let f = format_of(x.element_type()).ok_or_else(|| internal("ReducePrecision of a non-float"))?;
     let r = Reduce::new(f, exponent_bits, mantissa_bits);
     let data = match &x.data {
         Data::F16(v) => reduce_each::<f16>(v, r, |b| b & 0x7fff > 0x7c00),
@@ -162,7 +159,7 @@ pub fn reduce_precision(x: &ArrayLiteral, exponent_bits: i64, mantissa_bits: i64
         Data::F64(v) => reduce_each::<f64>(v, r, |b| b & !(1 << 63) > 0x7ff0_0000_0000_0000),
         Data::F8E4M3FN(v) => reduce_each::<F8E4M3FN>(v, r, |b| b & 0x7f == 0x7f),
         Data::F8E5M2(v) => reduce_each::<F8E5M2>(v, r, |b| b & 0x7f > 0x7c),
-        _ => return Err(bad("ReducePrecision of a non-float")),
+        _ => return Err(internal("ReducePrecision of a non-float")),
     };
     Ok(ArrayLiteral::with_shape(x.shape.clone(), data))
 }
@@ -318,7 +315,7 @@ pub fn bitcast_convert(x: &ArrayLiteral, out: &ArrayShape) -> R<ArrayLiteral> {
     }
     let bytes = encode(&x.data);
     if bytes.len() != out.element_count().saturating_mul(to.byte_width()) {
-        return Err(bad("bitcast byte count"));
+        return Err(internal("bitcast byte count"));
     }
     Ok(ArrayLiteral::with_shape(out.clone(), decode(&bytes, to)))
 }

@@ -16,23 +16,20 @@ use xlaref_reference::RunError;
 
 use crate::elem::f8::{e4m3fn_from_f64, e4m3fn_to_f32, e5m2_from_f64, e5m2_to_f32, F8E4M3FN, F8E5M2};
 use crate::exec::Executor;
+use crate::internal;
 use crate::par;
 
 type R<T> = Result<T, RunError>;
 
-fn bad(what: &str) -> RunError {
-    RunError::Other(format!("fast engine: rng: {what} (a verified module should not reach this)"))
-}
-
 fn arr(l: &Literal) -> R<&ArrayLiteral> {
-    l.as_array().ok_or_else(|| bad("expected an array"))
+    l.as_array().ok_or_else(|| internal("expected an array"))
 }
 
 pub fn eval(exec: &mut Executor, op: &Op, x: &[&Literal], shape: &Shape) -> R<Literal> {
     match op {
         Op::RngBitGenerator { algorithm, shape: out } => {
-            let state = arr(x[0])?.typed::<u64>().ok_or_else(|| bad("state"))?;
-            let out = out.as_array().ok_or_else(|| bad("output shape"))?;
+            let state = arr(x[0])?.typed::<u64>().ok_or_else(|| internal("state"))?;
+            let out = out.as_array().ok_or_else(|| internal("output shape"))?;
             let width = out.element_type.bit_width();
             let (new_state, words) = match algorithm {
                 RngAlgorithm::ThreeFry => threefry(state, &out.dims, width),
@@ -42,7 +39,7 @@ pub fn eval(exec: &mut Executor, op: &Op, x: &[&Literal], shape: &Shape) -> R<Li
             Ok(Literal::Tuple(vec![ArrayLiteral::from_vec(vec![new_state.len() as i64], new_state).into(), bits.into()]))
         }
         Op::RngUniform { .. } | Op::RngNormal { .. } => {
-            let out = shape.as_array().ok_or_else(|| bad("result shape"))?;
+            let out = shape.as_array().ok_or_else(|| internal("result shape"))?;
             let key = exec.env.seed;
             let stream = exec.env.rng_draws;
             exec.env.rng_draws = stream.wrapping_add(1);
@@ -54,7 +51,7 @@ pub fn eval(exec: &mut Executor, op: &Op, x: &[&Literal], shape: &Shape) -> R<Li
             };
             Ok(ArrayLiteral::with_shape(out.clone(), data).into())
         }
-        _ => Err(bad("not an rng op")),
+        _ => Err(internal("not an rng op")),
     }
 }
 
@@ -204,7 +201,7 @@ fn reinterpret(t: ElementType, w: Vec<u64>) -> R<Data> {
         E::S8 => Data::S8(par::map(&w, |x| x as i8)),
         E::F8E4M3FN => Data::F8E4M3FN(par::map(&w, |x| F8E4M3FN(x as u8))),
         E::F8E5M2 => Data::F8E5M2(par::map(&w, |x| F8E5M2(x as u8))),
-        E::Pred | E::C64 | E::C128 => return Err(bad("output type")),
+        E::Pred | E::C64 | E::C128 => return Err(internal("output type")),
     })
 }
 
@@ -229,7 +226,7 @@ fn scalar_f64(a: &ArrayLiteral) -> R<f64> {
         Data::F8E5M2(v) => v.first().map(|x| f64::from(e5m2_to_f32(x.0))),
         _ => None,
     };
-    v.ok_or_else(|| bad("float scalar"))
+    v.ok_or_else(|| internal("float scalar"))
 }
 
 fn scalar_i128(a: &ArrayLiteral) -> R<i128> {
@@ -245,7 +242,7 @@ fn scalar_i128(a: &ArrayLiteral) -> R<i128> {
         Data::U64(v) => v.first().map(|&x| i128::from(x)),
         _ => None,
     };
-    v.ok_or_else(|| bad("integer scalar"))
+    v.ok_or_else(|| internal("integer scalar"))
 }
 
 fn uniform(key: u64, stream: u64, p: &ArrayLiteral, q: &ArrayLiteral, out: &ArrayShape) -> R<Data> {
@@ -291,7 +288,7 @@ fn uniform(key: u64, stream: u64, p: &ArrayLiteral, q: &ArrayLiteral, out: &Arra
         E::U16 => Data::U16(v.iter().map(|&x| x as u16).collect()),
         E::U32 => Data::U32(v.iter().map(|&x| x as u32).collect()),
         E::U64 => Data::U64(v.iter().map(|&x| x as u64).collect()),
-        _ => return Err(bad("uniform type")),
+        _ => return Err(internal("uniform type")),
     })
 }
 
@@ -360,7 +357,7 @@ fn floats(t: ElementType, v: Vec<f64>, below: Option<f64>) -> R<Data> {
             |y| f64::from(e5m2_to_f32(y.0)),
             |y| F8E5M2(down_bits(y.0.into(), 7) as u8),
         )),
-        _ => return Err(bad("float type")),
+        _ => return Err(internal("float type")),
     })
 }
 

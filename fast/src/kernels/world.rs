@@ -9,22 +9,19 @@ use xlaref_reference::types::Shape;
 use xlaref_reference::RunError;
 
 use crate::exec::Executor;
+use crate::internal;
 
 type R<T> = Result<T, RunError>;
 
-fn bad(what: &str) -> RunError {
-    RunError::Other(format!("fast engine: {what} (a verified module should not reach this)"))
-}
-
 fn arr(l: &Literal) -> R<&ArrayLiteral> {
-    l.as_array().ok_or_else(|| bad("expected an array"))
+    l.as_array().ok_or_else(|| internal("expected an array"))
 }
 
 pub fn eval(exec: &mut Executor, op: &Op, x: &[&Literal], shape: &Shape) -> R<Literal> {
     match op {
         Op::Infeed { .. } => {
             let token = x.len() == 1;
-            let data_shape = if token { shape.as_tuple().and_then(|t| t.first()).ok_or_else(|| bad("infeed shape"))? } else { shape };
+            let data_shape = if token { shape.as_tuple().and_then(|t| t.first()).ok_or_else(|| internal("infeed shape"))? } else { shape };
             let data = if matches!(data_shape, Shape::Tuple(t) if t.is_empty()) {
                 Literal::Tuple(Vec::new())
             } else {
@@ -70,24 +67,24 @@ pub fn eval(exec: &mut Executor, op: &Op, x: &[&Literal], shape: &Shape) -> R<Li
         Op::GetDimensionSize { dimension } => {
             let a = arr(x[0])?;
             let d = *dimension as usize;
-            let size = a.dynamic_sizes.as_ref().map_or(a.dims().get(d), |s| s.get(d)).copied().ok_or_else(|| bad("dimension"))?;
+            let size = a.dynamic_sizes.as_ref().map_or(a.dims().get(d), |s| s.get(d)).copied().ok_or_else(|| internal("dimension"))?;
             let size = i32::try_from(size).map_err(|_| RunError::Other(format!("GetDimensionSize: size {size} does not fit in s32")))?;
             Ok(ArrayLiteral::scalar(size).into())
         }
         Op::SetDimensionSize { dimension } => {
             let a = arr(x[0])?;
             let d = *dimension as usize;
-            let size = arr(x[1])?.scalar_i64().ok_or_else(|| bad("size"))?;
-            let bound = *a.dims().get(d).ok_or_else(|| bad("dimension"))?;
+            let size = arr(x[1])?.scalar_i64().ok_or_else(|| internal("size"))?;
+            let bound = *a.dims().get(d).ok_or_else(|| internal("dimension"))?;
             let size = size.clamp(0, bound);
             let mut out = a.clone();
-            out.shape = shape.as_array().ok_or_else(|| bad("result shape"))?.clone();
+            out.shape = shape.as_array().ok_or_else(|| internal("result shape"))?.clone();
             let mut sizes = a.dynamic_sizes.clone().unwrap_or_else(|| a.dims().to_vec());
             sizes[d] = size;
             out.dynamic_sizes = Some(sizes);
             Ok(out.into())
         }
-        _ => Err(bad("not a world op")),
+        _ => Err(internal("not a world op")),
     }
 }
 

@@ -11,7 +11,7 @@
 
 use std::sync::Arc;
 
-use super::scalar::ScalarComputation;
+use super::applied::ScalarComputation;
 use super::shape_ops::{concat_in_dim, slice};
 use super::{array, array_shape, internal, Interpreter};
 use crate::error::RunError;

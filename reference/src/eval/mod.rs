@@ -5,6 +5,7 @@
 //! document's definition. Speed is `fast/`'s job; the reference only avoids
 //! waste (no per-element allocation, values dropped after their last use).
 
+pub mod applied;
 pub mod batch_norm;
 pub mod broadcast;
 pub mod collectives;
@@ -18,7 +19,6 @@ pub mod indexing;
 pub mod linalg;
 pub mod reduce;
 pub mod rng;
-pub mod scalar;
 pub mod shape_ops;
 pub mod sort;
 pub mod world;
@@ -294,7 +294,7 @@ fn last_uses(c: &crate::ir::Computation) -> Vec<usize> {
 
 /// An error that verification should have made impossible.
 pub fn internal(what: &str) -> RunError {
-    RunError::Other(format!("internal error (a verified module should not reach this): {what}"))
+    RunError::Internal(format!("{what} (a verified module should not reach this)"))
 }
 
 /// The operand as an array (verified modules guarantee it).

@@ -42,7 +42,7 @@ pub fn eval(it: &mut Interpreter, op: &Op, operands: &[&Literal], shape: &Shape)
 }
 
 fn bad(what: &str) -> RunError {
-    RunError::Other(format!("rng: {what} (a verified module should not reach this)"))
+    RunError::Internal(format!("rng: {what} (a verified module should not reach this)"))
 }
 
 fn array(l: &Literal) -> Result<&ArrayLiteral, RunError> {

@@ -1,6 +1,6 @@
 //! Reference evaluation of Sort and TopK (rules in `verify/sort.rs`).
 
-use super::scalar::ScalarComputation;
+use super::applied::ScalarComputation;
 use super::{array, arrays, internal, Interpreter};
 use crate::error::RunError;
 use crate::ir::{ComputationId, Op};

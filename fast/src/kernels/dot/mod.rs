@@ -16,18 +16,15 @@ use xlaref_reference::RunError;
 
 use super::gemm::{self, Elem, MatRef};
 use crate::exec::Executor;
+use crate::internal;
 use numeric::SumOfProducts;
 
 type R<T> = Result<T, RunError>;
 
-fn bad(what: &str) -> RunError {
-    RunError::Other(format!("fast engine: {what} (a verified module should not reach this)"))
-}
-
 pub fn eval(_exec: &mut Executor, op: &Op, operands: &[&Literal], shape: &Shape) -> R<Literal> {
-    let [lhs, rhs] = operands else { return Err(bad("a dot takes two operands")) };
-    let (lhs, rhs) = (lhs.as_array().ok_or_else(|| bad("array operand"))?, rhs.as_array().ok_or_else(|| bad("array operand"))?);
-    let out = shape.as_array().ok_or_else(|| bad("array result"))?;
+    let [lhs, rhs] = operands else { return Err(internal("a dot takes two operands")) };
+    let (lhs, rhs) = (lhs.as_array().ok_or_else(|| internal("array operand"))?, rhs.as_array().ok_or_else(|| internal("array operand"))?);
+    let out = shape.as_array().ok_or_else(|| internal("array result"))?;
     let dims = match op {
         Op::Dot { .. } => DotDims {
             lhs_contracting_dimensions: vec![lhs.rank() as i64 - 1],
@@ -36,7 +33,7 @@ pub fn eval(_exec: &mut Executor, op: &Op, operands: &[&Literal], shape: &Shape)
             rhs_batch_dimensions: vec![],
         },
         Op::DotGeneral { dimension_numbers, .. } => dimension_numbers.clone(),
-        _ => return Err(bad("not a dot op")),
+        _ => return Err(internal("not a dot op")),
     };
     Ok(dot_general(lhs, rhs, &dims, out)?.into())
 }
@@ -121,7 +118,7 @@ impl SumOfProducts for Plan {
         let (a, a_starts, a_rs, a_cs) = as_matrices(lhs, clone(&self.lhs));
         let (b, b_starts, b_rs, b_cs) = as_matrices(rhs, clone(&self.rhs));
         let (m, n, k) = (self.m, self.n, self.k);
-        let size = m.checked_mul(n).and_then(|x| x.checked_mul(self.batches)).ok_or_else(|| bad("result too large"))?;
+        let size = m.checked_mul(n).and_then(|x| x.checked_mul(self.batches)).ok_or_else(|| internal("result too large"))?;
         let mut out = vec![T::ZERO; size];
         if size == 0 {
             return Ok(out);
@@ -154,7 +151,7 @@ pub fn dot_general(lhs: &ArrayLiteral, rhs: &ArrayLiteral, d: &DotDims, out: &Ar
     let (ls, rs) = (lhs.shape.strides(), rhs.shape.strides());
     let (ld, rd) = (lhs.dims(), rhs.dims());
     let dim = |dims: &[i64], i: i64| -> R<usize> {
-        usize::try_from(i).ok().filter(|&i| i < dims.len()).ok_or_else(|| bad("dot dimension out of range"))
+        usize::try_from(i).ok().filter(|&i| i < dims.len()).ok_or_else(|| internal("dot dimension out of range"))
     };
     let (mut lb, mut rb, mut lk, mut rk, mut lm, mut rn) =
         (Group::default(), Group::default(), Group::default(), Group::default(), Group::default(), Group::default());
@@ -179,7 +176,7 @@ pub fn dot_general(lhs: &ArrayLiteral, rhs: &ArrayLiteral, d: &DotDims, out: &Ar
     }
     let want: Vec<i64> = lb.sizes.iter().chain(&lm.sizes).chain(&rn.sizes).map(|&s| s as i64).collect();
     if want != out.dims || lk.sizes != rk.sizes {
-        return Err(bad("dot result shape differs from the verified one"));
+        return Err(internal("dot result shape differs from the verified one"));
     }
     let plan = Plan {
         m: lm.count(),

@@ -39,7 +39,7 @@ pub fn run(op: &impl SumOfProducts, lhs: &ArrayLiteral, rhs: &ArrayLiteral, out:
     } else if operand == ElementType::F32 && result == ElementType::F32 {
         match (&lhs.data, &rhs.data) {
             (Data::F32(l), Data::F32(r)) => Data::F32(op.compute(l, r)?),
-            _ => return Err(RunError::Other("fast engine: f32 operands expected".into())),
+            _ => return Err(crate::internal("f32 operands expected")),
         }
     } else if operand.is_float() || result.is_float() {
         let sums = match (&lhs.data, &rhs.data) {

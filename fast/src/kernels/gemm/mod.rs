@@ -16,6 +16,7 @@
 
 mod portable;
 
+use crate::internal;
 use num_complex::Complex;
 use rayon::prelude::*;
 use xlaref_reference::watch::Clock;
@@ -194,10 +195,6 @@ impl<T> MatRef<'_, T> {
             .and_then(|x| x.checked_add(self.offset));
         last.is_some_and(|l| l < self.data.len())
     }
-}
-
-fn internal(what: &str) -> RunError {
-    RunError::Other(format!("fast engine: gemm {what} (a verified module should not reach this)"))
 }
 
 /// A raw pointer to C shared by the tasks that write disjoint blocks of it.

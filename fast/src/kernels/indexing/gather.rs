@@ -11,8 +11,8 @@ use xlaref_reference::literal::{ArrayLiteral, Stored};
 use xlaref_reference::types::ArrayShape;
 use xlaref_reference::with_data;
 
-use super::{bad, batch_position, with_index, IndexElem, IndexLayout, R};
-use crate::kernels::layout::strides_of;
+use super::{batch_position, internal, with_index, IndexElem, IndexLayout, R};
+use crate::kernels::shape_ops::strides_of;
 use crate::par;
 
 /// One output dimension: its size and what a step along it moves.
@@ -30,7 +30,7 @@ pub fn gather(operand: &ArrayLiteral, indices: &ArrayLiteral, d: &GatherDims, ou
     let rank = operand.rank();
     let odims = operand.dims();
     if d.slice_sizes.len() != rank {
-        return Err(bad("gather slice sizes"));
+        return Err(internal("gather slice sizes"));
     }
     let n = out.element_count();
     if n == 0 {
@@ -40,7 +40,7 @@ pub fn gather(operand: &ArrayLiteral, indices: &ArrayLiteral, d: &GatherDims, ou
     let layout = IndexLayout::new(indices, d.index_vector_dim)?;
     let start_index_map: Vec<usize> = d.start_index_map.iter().map(|&i| i as usize).collect();
     if start_index_map.len() != layout.vector_size || start_index_map.iter().any(|&m| m >= rank) {
-        return Err(bad("gather start_index_map"));
+        return Err(internal("gather start_index_map"));
     }
     let max_start: Vec<i64> = odims.iter().zip(&d.slice_sizes).map(|(&dim, &size)| (dim - size).max(0)).collect();
     let batching: Vec<(usize, usize)> = d
@@ -50,7 +50,7 @@ pub fn gather(operand: &ArrayLiteral, indices: &ArrayLiteral, d: &GatherDims, ou
         .map(|(&o, &i)| (o as usize, batch_position(i, d.index_vector_dim)))
         .collect();
     if batching.iter().any(|&(o, p)| o >= rank || p >= layout.batch_dims.len()) {
-        return Err(bad("gather batching dimensions"));
+        return Err(internal("gather batching dimensions"));
     }
 
     let count = layout.count();
@@ -70,7 +70,7 @@ pub fn gather(operand: &ArrayLiteral, indices: &ArrayLiteral, d: &GatherDims, ou
     let is_collapsed = |i: usize| d.collapsed_slice_dims.contains(&(i as i64)) || d.operand_batching_dims.contains(&(i as i64));
     let remapped: Vec<usize> = (0..rank).filter(|&i| !is_collapsed(i)).collect();
     if remapped.len() != d.offset_dims.len() {
-        return Err(bad("gather offset dims"));
+        return Err(internal("gather offset dims"));
     }
     let mut axes: Vec<(usize, Step)> = Vec::new();
     let (mut next_offset, mut next_batch) = (0, 0);
@@ -80,7 +80,7 @@ pub fn gather(operand: &ArrayLiteral, indices: &ArrayLiteral, d: &GatherDims, ou
             Step::Offset(ostrides[remapped[next_offset - 1]])
         } else {
             next_batch += 1;
-            Step::Batch(*layout.batch_strides.get(next_batch - 1).ok_or_else(|| bad("gather batch dimensions"))?)
+            Step::Batch(*layout.batch_strides.get(next_batch - 1).ok_or_else(|| internal("gather batch dimensions"))?)
         };
         push_axis(&mut axes, size as usize, step);
     }
@@ -123,11 +123,11 @@ fn gather_elements<T: Copy + Send + Sync, I: IndexElem>(
     let size = layout.vector_size;
     let count = layout.count();
     if count.checked_mul(size).is_none_or(|need| need > v.len()) || src.is_empty() {
-        return Err(bad("gather index vectors out of range"));
+        return Err(internal("gather index vectors out of range"));
     }
     let clamp_and_stride: Vec<(i64, usize)> = start_index_map.iter().map(|&m| (max_start[m], ostrides[m])).collect();
     if clamp_and_stride.iter().map(|&(max, stride)| max.max(0) as usize * stride).sum::<usize>() >= src.len() {
-        return Err(bad("gather slice out of range"));
+        return Err(internal("gather slice out of range"));
     }
     if let [(max, stride)] = clamp_and_stride[..] {
         // One start index per element (a 1-D table lookup): no inner loop,
@@ -205,7 +205,7 @@ fn slice_starts<I: IndexElem>(
     let needed =
         if count == 0 || layout.vector_size == 0 { 0 } else { layout.start(count - 1) + (layout.vector_size - 1) * layout.inner + 1 };
     if needed > v.len() {
-        return Err(bad("index vector out of range"));
+        return Err(internal("index vector out of range"));
     }
     let inner = layout.inner;
     if inner == 1 && batching.is_empty() {
@@ -253,9 +253,9 @@ fn copy_rows<T: Copy + Send + Sync>(src: &[T], bases: &[usize], axes: &[(usize, 
             Step::Offset(s) => max_o += (size - 1) * s,
         }
     }
-    let top = bases.get(..=max_g).ok_or_else(|| bad("gather batch out of range"))?.iter().max().copied().unwrap_or(0);
+    let top = bases.get(..=max_g).ok_or_else(|| internal("gather batch out of range"))?.iter().max().copied().unwrap_or(0);
     if top + max_o >= src.len() {
-        return Err(bad("gather slice out of range"));
+        return Err(internal("gather slice out of range"));
     }
     // The batch index and slice offset of the first element of row `row`.
     let row_start = |mut row: usize| -> (usize, usize) {

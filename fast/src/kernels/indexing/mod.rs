@@ -1,5 +1,5 @@
 //! DynamicSlice, DynamicUpdateSlice, Gather and Scatter in the fast engine.
-//! DynamicSlice is a strided copy (`layout::slice`) at clamped starts;
+//! DynamicSlice is a strided copy (`shape_ops::slice`) at clamped starts;
 //! DynamicUpdateSlice copies the update row by row into a copy of the
 //! operand. Gather is in `gather.rs`, Scatter in `scatter.rs`; the index
 //! helpers they share are here.
@@ -12,40 +12,36 @@ use xlaref_reference::literal::{ArrayLiteral, Data, Literal, Stored};
 use xlaref_reference::types::{ArrayShape, Shape};
 use xlaref_reference::{with_data, RunError};
 
-use super::layout;
+use super::shape_ops;
 use crate::exec::Executor;
 
 type R<T> = Result<T, RunError>;
 
-fn bad(what: &str) -> RunError {
-    RunError::Other(format!("fast engine: {what} (a verified module should not reach this)"))
-}
-
 fn arr(l: &Literal) -> R<&ArrayLiteral> {
-    l.as_array().ok_or_else(|| bad("expected an array"))
+    l.as_array().ok_or_else(|| internal("expected an array"))
 }
 
 pub fn eval(exec: &mut Executor, op: &Op, operands: &[&Literal], shape: &Shape) -> R<Literal> {
-    let out = || shape.as_array().ok_or_else(|| bad("expected an array result"));
-    let first = || operands.first().copied().ok_or_else(|| bad("missing operand")).and_then(arr);
+    let out = || shape.as_array().ok_or_else(|| internal("expected an array result"));
+    let first = || operands.first().copied().ok_or_else(|| internal("missing operand")).and_then(arr);
     match op {
         Op::DynamicSlice { .. } => Ok(dynamic_slice(first()?, &operands[1..], out()?)?.into()),
         Op::DynamicUpdateSlice => {
-            let update = operands.get(1).copied().ok_or_else(|| bad("missing update")).and_then(arr)?;
+            let update = operands.get(1).copied().ok_or_else(|| internal("missing update")).and_then(arr)?;
             Ok(dynamic_update_slice(first()?, update, &operands[2..])?.into())
         }
         Op::Gather(dims) => {
-            let indices = operands.get(1).copied().ok_or_else(|| bad("missing start_indices")).and_then(arr)?;
+            let indices = operands.get(1).copied().ok_or_else(|| internal("missing start_indices")).and_then(arr)?;
             Ok(gather::gather(first()?, indices, dims, out()?)?.into())
         }
         Op::Scatter { dims, update_computation } => {
             let arrays = operands.iter().map(|l| arr(l)).collect::<R<Vec<_>>>()?;
             let n = arrays.len() / 2;
             let (inputs, rest) = arrays.split_at(n);
-            let (&indices, updates) = rest.split_first().ok_or_else(|| bad("missing scatter_indices"))?;
+            let (&indices, updates) = rest.split_first().ok_or_else(|| internal("missing scatter_indices"))?;
             scatter::scatter(exec, inputs, indices, updates, dims, *update_computation)
         }
-        _ => Err(bad("not an indexing op")),
+        _ => Err(internal("not an indexing op")),
     }
 }
 
@@ -54,13 +50,13 @@ pub fn eval(exec: &mut Executor, op: &Op, operands: &[&Literal], shape: &Shape) 
 /// too; u64 above `i64::MAX` saturates).
 fn clamped_starts(starts: &[&Literal], dims: &[i64], sizes: &[i64]) -> R<Vec<i64>> {
     if starts.len() != dims.len() || sizes.len() != dims.len() {
-        return Err(bad("one start index per dimension"));
+        return Err(internal("one start index per dimension"));
     }
     starts
         .iter()
         .zip(dims.iter().zip(sizes))
         .map(|(s, (&dim, &size))| {
-            let s = arr(s)?.scalar_i64().ok_or_else(|| bad("start index is an integer scalar"))?;
+            let s = arr(s)?.scalar_i64().ok_or_else(|| internal("start index is an integer scalar"))?;
             Ok(s.min(dim - size).max(0))
         })
         .collect()
@@ -69,7 +65,7 @@ fn clamped_starts(starts: &[&Literal], dims: &[i64], sizes: &[i64]) -> R<Vec<i64
 /// DynamicSlice: a unit-stride slice at the clamped starts.
 fn dynamic_slice(x: &ArrayLiteral, starts: &[&Literal], out: &ArrayShape) -> R<ArrayLiteral> {
     let start = clamped_starts(starts, x.dims(), &out.dims)?;
-    Ok(layout::slice(x, &start, &vec![1; start.len()], out))
+    Ok(shape_ops::slice(x, &start, &vec![1; start.len()], out))
 }
 
 /// DynamicUpdateSlice: the operand copied, then each row of the update
@@ -80,7 +76,7 @@ fn dynamic_update_slice(x: &ArrayLiteral, update: &ArrayLiteral, starts: &[&Lite
     if update.element_count() == 0 {
         return Ok(result);
     }
-    let out_strides = layout::strides_of(x.dims());
+    let out_strides = shape_ops::strides_of(x.dims());
     let rank = x.rank();
     let dims = update.dims();
     let row = if rank == 0 { 1 } else { dims[rank - 1] as usize };
@@ -96,10 +92,10 @@ fn dynamic_update_slice(x: &ArrayLiteral, update: &ArrayLiteral, starts: &[&Lite
         at
     };
     fn copy_rows<T: Stored>(dst: &mut Data, src: &[T], row: usize, rows: usize, offset: impl Fn(usize) -> usize) -> R<()> {
-        let dst = T::slice_mut(dst).ok_or_else(|| bad("update and operand element types differ"))?;
+        let dst = T::slice_mut(dst).ok_or_else(|| internal("update and operand element types differ"))?;
         for r in 0..rows {
             let at = offset(r);
-            let target = dst.get_mut(at..at + row).ok_or_else(|| bad("update out of range"))?;
+            let target = dst.get_mut(at..at + row).ok_or_else(|| internal("update out of range"))?;
             target.copy_from_slice(&src[r * row..(r + 1) * row]);
         }
         Ok(())
@@ -144,10 +140,11 @@ macro_rules! with_index {
             xlaref_reference::literal::Data::U16($v) => $body,
             xlaref_reference::literal::Data::U32($v) => $body,
             xlaref_reference::literal::Data::U64($v) => $body,
-            _ => return Err(bad("index arrays have an integer type")),
+            _ => return Err(internal("index arrays have an integer type")),
         }
     };
 }
+use crate::internal;
 use with_index;
 
 /// How the index array of Gather/Scatter splits into index vectors: the
@@ -164,7 +161,7 @@ struct IndexLayout {
 
 impl IndexLayout {
     fn new(indices: &ArrayLiteral, index_vector_dim: i64) -> R<IndexLayout> {
-        let ivd = usize::try_from(index_vector_dim).ok().filter(|&d| d <= indices.rank()).ok_or_else(|| bad("index_vector_dim"))?;
+        let ivd = usize::try_from(index_vector_dim).ok().filter(|&d| d <= indices.rank()).ok_or_else(|| internal("index_vector_dim"))?;
         let dims: Vec<usize> = indices.dims().iter().map(|&d| d as usize).collect();
         let vector_size = dims.get(ivd).copied().unwrap_or(1);
         let inner = dims.get(ivd + 1..).map_or(1, |d| d.iter().product());

@@ -11,15 +11,15 @@ use xlaref_reference::ir::{BinaryOp, ComputationId, Op, ScatterDims};
 use xlaref_reference::literal::{ArrayLiteral, Data, Literal};
 use xlaref_reference::scalar::Scalar;
 
-use super::{bad, batch_position, with_index, IndexElem, IndexLayout, R};
+use super::{batch_position, internal, with_index, IndexElem, IndexLayout, R};
+use crate::applied::ScalarFn;
 use crate::elem::complex as cx;
 use crate::elem::f8::{F8E4M3FN, F8E5M2};
 use crate::elem::float::{maximum, minimum, FFloat};
 use crate::elem::int::FInt;
 use crate::exec::Executor;
-use crate::kernels::layout::strides_of;
+use crate::kernels::shape_ops::strides_of;
 use crate::par;
-use crate::scalar::ScalarFn;
 
 /// The target of an update element that is skipped.
 const SKIP: usize = usize::MAX;
@@ -55,10 +55,10 @@ pub fn scatter(
 ) -> R<Literal> {
     let n = operands.len();
     let (Some(&operand), Some(&update)) = (operands.first(), updates.first()) else {
-        return Err(bad("Scatter has N >= 1 operands and updates"));
+        return Err(internal("Scatter has N >= 1 operands and updates"));
     };
     if updates.len() != n {
-        return Err(bad("Scatter has as many updates as operands"));
+        return Err(internal("Scatter has as many updates as operands"));
     }
     let rank = operand.rank();
     let ustrides = strides_of(update.dims());
@@ -91,7 +91,7 @@ pub fn scatter(
         || plan.batching.iter().any(|&(o, p)| o >= rank || p >= scatter_bounds.len())
         || scatter_bounds != plan.layout.batch_dims
     {
-        return Err(bad("scatter dimension numbers do not fit the shapes"));
+        return Err(internal("scatter dimension numbers do not fit the shapes"));
     }
 
     let mut outputs: Vec<ArrayLiteral> = operands.iter().map(|&o| o.clone()).collect();
@@ -110,9 +110,9 @@ fn targets<I: IndexElem>(v: &[I], plan: &Plan, count: usize, window: usize) -> R
     let layout = &plan.layout;
     let needed = if layout.vector_size == 0 { 0 } else { layout.start(count - 1) + (layout.vector_size - 1) * layout.inner + 1 };
     if needed > v.len() {
-        return Err(bad("index vector out of range"));
+        return Err(internal("index vector out of range"));
     }
-    let mut out = vec![(0usize, SKIP); count.checked_mul(window).ok_or_else(|| bad("scatter size"))?];
+    let mut out = vec![(0usize, SKIP); count.checked_mul(window).ok_or_else(|| internal("scatter size"))?];
     // Dimensions outside the window must hold S_in itself.
     let mut in_window = vec![false; plan.rank];
     for &o in &plan.window_to_operand {
@@ -243,11 +243,11 @@ fn apply(
         }
         f.call(exec, &args, &mut results)?;
         if results.len() != n {
-            return Err(bad("update_computation returns N values"));
+            return Err(internal("update_computation returns N values"));
         }
         for (o, &r) in outputs.iter_mut().zip(&results) {
             if !o.data.set(i, r) {
-                return Err(bad("update_computation returned a value of another type"));
+                return Err(internal("update_computation returned a value of another type"));
             }
         }
     }

@@ -3,7 +3,7 @@
 //!
 //! A reducer recognised as one commutative binary op ([`Kind::Bin`]) runs
 //! as a typed loop ([`Combiner`]); any other computation runs through its
-//! compiled scalar [`crate::scalar::Program`] (in parallel), or through the
+//! compiled scalar [`crate::applied::Program`] (in parallel), or through the
 //! executor when it does not compile. Orders of application follow the
 //! reference (row-major over the reduced or window elements) except where
 //! the op is associative (integers, max/min, logic), or for f32/f64 sums,
@@ -29,15 +29,12 @@ use crate::elem::f8::{F8E4M3FN, F8E5M2};
 use crate::elem::float::{maximum, minimum, FFloat};
 use crate::elem::int::FInt;
 use crate::exec::Executor;
+use crate::internal;
 
 pub(crate) type R<T> = Result<T, RunError>;
 
 /// A call of a scalar computation: arguments, results.
 pub(crate) type Call<'a> = dyn FnMut(&[Scalar], &mut Vec<Scalar>) -> R<()> + 'a;
-
-pub(crate) fn bad(what: &str) -> RunError {
-    RunError::Other(format!("fast engine: {what} (a verified module should not reach this)"))
-}
 
 pub fn eval(exec: &mut Executor, op: &Op, operands: &[&Literal], shape: &Shape) -> Result<Literal, RunError> {
     match op {
@@ -47,17 +44,17 @@ pub fn eval(exec: &mut Executor, op: &Op, operands: &[&Literal], shape: &Shape) 
             select_and_scatter::select_and_scatter(exec, *select, *scatter, window, operands, shape)
         }
         Op::Map { computation, .. } => map::map(exec, *computation, operands, shape),
-        other => Err(bad(&format!("{} is not a reduce op", other.name()))),
+        other => Err(internal(&format!("{} is not a reduce op", other.name()))),
     }
 }
 
 fn arrays<'a>(ls: &[&'a Literal]) -> R<Vec<&'a ArrayLiteral>> {
-    ls.iter().map(|l| l.as_array().ok_or_else(|| bad("expected an array operand"))).collect()
+    ls.iter().map(|l| l.as_array().ok_or_else(|| internal("expected an array operand"))).collect()
 }
 
 /// The values of scalar operands (init values).
 fn scalars(ls: &[&Literal]) -> R<Vec<Scalar>> {
-    ls.iter().map(|l| l.as_array().and_then(Scalar::from_array).ok_or_else(|| bad("expected a scalar operand"))).collect()
+    ls.iter().map(|l| l.as_array().and_then(Scalar::from_array).ok_or_else(|| internal("expected a scalar operand"))).collect()
 }
 
 /// The N result arrays' shapes: the shape itself for N = 1, the tuple's
@@ -65,8 +62,10 @@ fn scalars(ls: &[&Literal]) -> R<Vec<Scalar>> {
 fn result_shapes(shape: &Shape, n: usize) -> R<Vec<&ArrayShape>> {
     match shape {
         Shape::Array(a) if n == 1 => Ok(vec![a]),
-        Shape::Tuple(t) if t.len() == n && n > 1 => t.iter().map(|s| s.as_array().ok_or_else(|| bad("expected array results"))).collect(),
-        _ => Err(bad("result shape does not match the number of operands")),
+        Shape::Tuple(t) if t.len() == n && n > 1 => {
+            t.iter().map(|s| s.as_array().ok_or_else(|| internal("expected array results"))).collect()
+        }
+        _ => Err(internal("result shape does not match the number of operands")),
     }
 }
 
@@ -88,7 +87,7 @@ fn scatter_scalars(flat: &[Scalar], n: usize, shapes: &[&ArrayShape]) -> R<Vec<D
     for (pos, values) in flat.chunks_exact(n.max(1)).enumerate() {
         for (data, &v) in results.iter_mut().zip(values) {
             if pos >= data.len() || !data.set(pos, v) {
-                return Err(bad("a reducer returned a value of another type"));
+                return Err(internal("a reducer returned a value of another type"));
             }
         }
     }

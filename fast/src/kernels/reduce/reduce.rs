@@ -15,10 +15,12 @@ use xlaref_reference::literal::{Data, Literal};
 use xlaref_reference::scalar::Scalar;
 use xlaref_reference::types::Shape;
 
-use super::{arrays, bad, collate, combine, fold_any_order, result_shapes, scalars, scatter_scalars, Call, Combiner, Elem, Odometer, R};
+use super::{
+    arrays, collate, combine, fold_any_order, internal, result_shapes, scalars, scatter_scalars, Call, Combiner, Elem, Odometer, R,
+};
+use crate::applied::{Kind, ScalarFn};
 use crate::exec::Executor;
 use crate::par;
-use crate::scalar::{Kind, ScalarFn};
 
 /// Elements of work per parallel task.
 const TASK: usize = 1 << 15;
@@ -45,7 +47,7 @@ impl Geom {
         // Walk from the last dimension, merging runs of one kind.
         let mut last_kind: Option<bool> = None;
         for d in (0..dims.len()).rev() {
-            let size = usize::try_from(dims[d]).map_err(|_| bad("negative dimension"))?;
+            let size = usize::try_from(dims[d]).map_err(|_| internal("negative dimension"))?;
             let is_red = reduced.contains(&(d as i64));
             if is_red {
                 g.per_output *= size;
@@ -89,11 +91,11 @@ pub fn reduce(exec: &mut Executor, computation: ComputationId, dimensions: &[i64
     let n = operands.len() / 2;
     let inputs = arrays(&operands[..n])?;
     let inits = scalars(&operands[n..])?;
-    let first = inputs.first().ok_or_else(|| bad("Reduce without operands"))?;
+    let first = inputs.first().ok_or_else(|| internal("Reduce without operands"))?;
     let out_shapes = result_shapes(shape, n)?;
     let g = Geom::new(first.dims(), dimensions)?;
     if g.outputs != out_shapes[0].element_count() || inputs.iter().any(|a| a.element_count() != first.element_count()) {
-        return Err(bad("Reduce shapes do not match"));
+        return Err(internal("Reduce shapes do not match"));
     }
     let f = ScalarFn::new(computation);
     if n == 1 {
@@ -122,7 +124,7 @@ fn generic(exec: &mut Executor, f: &ScalarFn, g: &Geom, inputs: &[&Data], inits:
             args.extend(inputs.iter().map(|d| d.get(base + off)));
             call(&args, &mut next)?;
             if next.len() != n {
-                return Err(bad("a reducer returned the wrong number of values"));
+                return Err(internal("a reducer returned the wrong number of values"));
             }
             std::mem::swap(&mut acc, &mut next);
         }

@@ -10,9 +10,9 @@ use xlaref_reference::scalar::Scalar;
 use xlaref_reference::types::Shape;
 
 use super::window::Plan;
-use super::{bad, combine, scalars, Combiner, Elem, R};
+use super::{combine, internal, scalars, Combiner, Elem, R};
+use crate::applied::{Kind, ScalarFn};
 use crate::exec::Executor;
-use crate::scalar::{Kind, ScalarFn};
 
 /// No selection: the window covered no operand element.
 const NONE: usize = usize::MAX;
@@ -31,21 +31,21 @@ pub fn select_and_scatter(
     shape: &Shape,
 ) -> R<Literal> {
     let [operand, source, init] = operands else {
-        return Err(bad("SelectAndScatter takes three operands"));
+        return Err(internal("SelectAndScatter takes three operands"));
     };
     let (operand, source) = (
-        operand.as_array().ok_or_else(|| bad("operand is not an array"))?,
-        source.as_array().ok_or_else(|| bad("source is not an array"))?,
+        operand.as_array().ok_or_else(|| internal("operand is not an array"))?,
+        source.as_array().ok_or_else(|| internal("source is not an array"))?,
     );
     let init = scalars(&[init])?[0];
-    let out_shape = shape.as_array().ok_or_else(|| bad("expected an array result"))?;
+    let out_shape = shape.as_array().ok_or_else(|| internal("expected an array result"))?;
     if out_shape.element_count() != operand.element_count() {
-        return Err(bad("SelectAndScatter shapes do not match"));
+        return Err(internal("SelectAndScatter shapes do not match"));
     }
     let plan = Plan::new(operand.dims(), source.dims(), w)?;
     let selected = choose(exec, &ScalarFn::new(select), &plan, &operand.data)?;
     if selected.len() != source.element_count() {
-        return Err(bad("SelectAndScatter source size"));
+        return Err(internal("SelectAndScatter source size"));
     }
 
     let scatter = ScalarFn::new(scatter);
@@ -58,7 +58,7 @@ pub fn select_and_scatter(
     let mut output = Data::zeros(out_shape.element_type, out_shape.element_count());
     for pos in 0..output.len() {
         if !output.set(pos, init) {
-            return Err(bad("init_value has another type than the operand"));
+            return Err(internal("init_value has another type than the operand"));
         }
     }
     let mut scratch = Vec::with_capacity(1);
@@ -70,9 +70,9 @@ pub fn select_and_scatter(
             exec.env.check_deadline()?;
         }
         scatter.call(exec, &[output.get(pos), source.data.get(s)], &mut scratch)?;
-        let value = scratch.first().copied().ok_or_else(|| bad("scatter returned nothing"))?;
+        let value = scratch.first().copied().ok_or_else(|| internal("scatter returned nothing"))?;
         if !output.set(pos, value) {
-            return Err(bad("scatter returned a value of another type"));
+            return Err(internal("scatter returned a value of another type"));
         }
     }
     Ok(ArrayLiteral::with_shape(out_shape.clone(), output).into())
@@ -108,7 +108,7 @@ fn choose(exec: &mut Executor, select: &ScalarFn, plan: &Plan, operand: &Data) -
                 let mut scratch = Vec::with_capacity(1);
                 let mut keep = |a: Scalar, b: Scalar| -> R<bool> {
                     p.call(&[a, b], &mut scratch)?;
-                    scratch.first().and_then(|s| s.as_pred()).ok_or_else(|| bad("select returned a non-pred"))
+                    scratch.first().and_then(|s| s.as_pred()).ok_or_else(|| internal("select returned a non-pred"))
                 };
                 let mut out = Vec::with_capacity(w);
                 one_row(r, &mut keep, &mut out)?;
@@ -142,7 +142,7 @@ impl Combiner for Scatter<'_> {
         let mut out = vec![init; self.out_len];
         for (&pos, &v) in self.selected.iter().zip(source) {
             if pos != NONE {
-                let slot = out.get_mut(pos).ok_or_else(|| bad("selected position out of range"))?;
+                let slot = out.get_mut(pos).ok_or_else(|| internal("selected position out of range"))?;
                 *slot = f(*slot, v);
             }
         }

@@ -15,10 +15,10 @@ use xlaref_reference::literal::{Data, Literal};
 use xlaref_reference::scalar::Scalar;
 use xlaref_reference::types::Shape;
 
-use super::{arrays, bad, collate, combine, result_shapes, scalars, scatter_scalars, Call, Combiner, Elem, R};
+use super::{arrays, collate, combine, internal, result_shapes, scalars, scatter_scalars, Call, Combiner, Elem, R};
+use crate::applied::{Kind, ScalarFn};
 use crate::exec::Executor;
 use crate::par;
-use crate::scalar::{Kind, ScalarFn};
 
 /// Covered base coordinates of one dimension, for every output coordinate.
 #[derive(Clone, Debug)]
@@ -55,14 +55,14 @@ impl Plan {
                 .iter()
                 .any(|&l| l != n)
         {
-            return Err(bad("window attributes do not match the rank"));
+            return Err(internal("window attributes do not match the rank"));
         }
         let mut dims = Vec::with_capacity(n);
         for d in 0..n {
             let (size, stride, bd, wd) =
                 (w.window_dimensions[d] as i128, w.window_strides[d] as i128, w.base_dilations[d] as i128, w.window_dilations[d] as i128);
             if bd < 1 || wd < 1 || base[d] < 0 || out[d] < 0 {
-                return Err(bad("window dilations"));
+                return Err(internal("window dilations"));
             }
             let mut starts = vec![0usize];
             let mut list = Vec::new();
@@ -147,11 +147,11 @@ pub fn reduce_window(exec: &mut Executor, computation: ComputationId, w: &Window
     let n = operands.len() / 2;
     let inputs = arrays(&operands[..n])?;
     let inits = scalars(&operands[n..])?;
-    let first = inputs.first().ok_or_else(|| bad("ReduceWindow without operands"))?;
+    let first = inputs.first().ok_or_else(|| internal("ReduceWindow without operands"))?;
     let out_shapes = result_shapes(shape, n)?;
     let plan = Plan::new(first.dims(), &out_shapes[0].dims, w)?;
     if inputs.iter().any(|a| a.element_count() != first.element_count()) {
-        return Err(bad("ReduceWindow operands differ in size"));
+        return Err(internal("ReduceWindow operands differ in size"));
     }
     let f = ScalarFn::new(computation);
     if n == 1 {
@@ -333,7 +333,7 @@ fn generic(exec: &mut Executor, f: &ScalarFn, plan: &Plan, inputs: &[&Data], ini
                     args.extend(inputs.iter().map(|d| d.get(off + i)));
                     call(&args, &mut next)?;
                     if next.len() != n {
-                        return Err(bad("a reducer returned the wrong number of values"));
+                        return Err(internal("a reducer returned the wrong number of values"));
                     }
                     std::mem::swap(&mut acc, &mut next);
                 }

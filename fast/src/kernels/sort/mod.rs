@@ -24,24 +24,21 @@ use xlaref_reference::scalar::Scalar;
 use xlaref_reference::types::Shape;
 use xlaref_reference::{with_data, RunError};
 
+use crate::applied::ScalarFn;
 use crate::exec::Executor;
+use crate::internal;
 use crate::par;
-use crate::scalar::ScalarFn;
 use keys::{ascending_keys, float_values, has_nan, holds, key_sort, sort_values};
 use merge::merge_sort;
 
 type R<T> = Result<T, RunError>;
 
-fn bad(what: &str) -> RunError {
-    RunError::Other(format!("fast engine: {what} (a verified module should not reach this)"))
-}
-
 pub fn eval(exec: &mut Executor, op: &Op, operands: &[&Literal], shape: &Shape) -> R<Literal> {
-    let arrays = operands.iter().map(|l| l.as_array().ok_or_else(|| bad("expected an array"))).collect::<R<Vec<_>>>()?;
+    let arrays = operands.iter().map(|l| l.as_array().ok_or_else(|| internal("expected an array"))).collect::<R<Vec<_>>>()?;
     match op {
         Op::Sort { comparator, dimension, is_stable: _ } => sort(exec, *comparator, *dimension, &arrays),
-        Op::TopK { k, largest } => top_k(arrays.first().ok_or_else(|| bad("TopK without operand"))?, *k, *largest, shape),
-        _ => Err(bad("not a sort op")),
+        Op::TopK { k, largest } => top_k(arrays.first().ok_or_else(|| internal("TopK without operand"))?, *k, *largest, shape),
+        _ => Err(internal("not a sort op")),
     }
 }
 
@@ -64,17 +61,17 @@ impl Slices {
 /// Sort — document §Sort, with the reference's stable order (see the
 /// module comment for how each comparator is run).
 fn sort(exec: &mut Executor, comparator: ComputationId, dimension: Option<i64>, operands: &[&ArrayLiteral]) -> R<Literal> {
-    let first = operands.first().ok_or_else(|| bad("Sort without operands"))?;
+    let first = operands.first().ok_or_else(|| internal("Sort without operands"))?;
     let dims = first.dims();
     let rank = dims.len() as i64;
     let dim = match dimension.unwrap_or(-1) {
         d if d < 0 => d + rank,
         d => d,
     };
-    let dim = usize::try_from(dim).ok().filter(|&d| d < dims.len()).ok_or_else(|| bad("Sort dimension out of range"))?;
+    let dim = usize::try_from(dim).ok().filter(|&d| d < dims.len()).ok_or_else(|| internal("Sort dimension out of range"))?;
     let total = first.element_count();
     if operands.iter().any(|o| o.element_count() != total) {
-        return Err(bad("Sort operands differ in size"));
+        return Err(internal("Sort operands differ in size"));
     }
     if total == 0 {
         return Ok(pack(operands.iter().map(|&o| o.clone()).collect()));
@@ -221,11 +218,11 @@ fn pack(mut outputs: Vec<ArrayLiteral>) -> Literal {
 /// smallest) elements by the total order, equal elements lower index
 /// first, and their s32 indices.
 fn top_k(x: &ArrayLiteral, k: i64, largest: bool, shape: &Shape) -> R<Literal> {
-    let (keys, width) = ascending_keys(&x.data, false).ok_or_else(|| bad("TopK on an unordered element type"))?;
-    let row = x.dims().last().copied().ok_or_else(|| bad("TopK on a scalar"))? as usize;
-    let k = usize::try_from(k).ok().filter(|&k| k <= row).ok_or_else(|| bad("TopK k out of range"))?;
+    let (keys, width) = ascending_keys(&x.data, false).ok_or_else(|| internal("TopK on an unordered element type"))?;
+    let row = x.dims().last().copied().ok_or_else(|| internal("TopK on a scalar"))? as usize;
+    let k = usize::try_from(k).ok().filter(|&k| k <= row).ok_or_else(|| internal("TopK k out of range"))?;
     if row > i32::MAX as usize + 1 {
-        return Err(bad("TopK index does not fit s32"));
+        return Err(internal("TopK index does not fit s32"));
     }
     let rows = x.element_count().checked_div(row).unwrap_or(0);
     let mut positions = vec![0usize; rows * k];
@@ -244,10 +241,10 @@ fn top_k(x: &ArrayLiteral, k: i64, largest: bool, shape: &Shape) -> R<Literal> {
     for (r, chunk) in positions.chunks_mut(k.max(1)).enumerate() {
         chunk.iter_mut().for_each(|p| *p += r * row);
     }
-    let tuple = shape.as_tuple().ok_or_else(|| bad("TopK result is not a tuple"))?;
+    let tuple = shape.as_tuple().ok_or_else(|| internal("TopK result is not a tuple"))?;
     let (Some(values_shape), Some(indices_shape)) = (tuple.first().and_then(Shape::as_array), tuple.get(1).and_then(Shape::as_array))
     else {
-        return Err(bad("TopK result is not a pair of arrays"));
+        return Err(internal("TopK result is not a pair of arrays"));
     };
     let values = ArrayLiteral::with_shape(values_shape.clone(), x.data.pick(&positions));
     let indices = ArrayLiteral::with_shape(indices_shape.clone(), Data::S32(indices));

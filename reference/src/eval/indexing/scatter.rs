@@ -1,6 +1,6 @@
 //! Scatter (document §Scatter).
 
-use super::super::scalar::ScalarComputation;
+use super::super::applied::ScalarComputation;
 use super::super::Interpreter;
 use super::{batch_position, internal, IndexVectors};
 use crate::error::RunError;

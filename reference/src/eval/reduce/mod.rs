@@ -8,7 +8,7 @@
 mod select_and_scatter;
 pub mod window;
 
-use super::scalar::ScalarComputation;
+use super::applied::ScalarComputation;
 use super::{array, arrays, internal, Interpreter};
 use crate::error::RunError;
 use crate::ir::{ComputationId, Op};

@@ -1,6 +1,6 @@
 //! SelectAndScatter.
 
-use super::super::scalar::ScalarComputation;
+use super::super::applied::ScalarComputation;
 use super::super::{array, internal, Interpreter};
 use super::scalars;
 use super::window::{WindowDim, WindowWalk};

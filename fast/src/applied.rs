@@ -23,11 +23,8 @@ use xlaref_reference::verify::VerifiedModule;
 use xlaref_reference::RunError;
 
 use crate::exec::Executor;
-use crate::kernels::{elementwise as ew, layout};
-
-fn bad(what: &str) -> RunError {
-    RunError::Other(format!("fast engine: {what} (a verified module should not reach this)"))
-}
+use crate::internal;
+use crate::kernels::{elementwise as ew, shape_ops};
 
 /// What a computation is, when kernels can run it as a typed loop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,7 +72,7 @@ fn one(s: Scalar) -> ArrayLiteral {
 }
 
 fn first(a: &ArrayLiteral) -> R<Scalar> {
-    Scalar::from_array(a).ok_or_else(|| bad("a scalar step produced no value"))
+    Scalar::from_array(a).ok_or_else(|| internal("a scalar step produced no value"))
 }
 
 type R<T> = Result<T, RunError>;
@@ -129,14 +126,14 @@ impl Program {
 
     fn run(&self, args: &[Scalar], regs: &mut Vec<Scalar>, out: &mut Vec<Scalar>) -> R<()> {
         if args.len() != self.params {
-            return Err(bad("wrong number of arguments to a scalar computation"));
+            return Err(internal("wrong number of arguments to a scalar computation"));
         }
         regs.clear();
         out.clear();
         for step in &self.steps {
-            let get = |r: usize| regs.get(r).copied().ok_or_else(|| bad("register"));
+            let get = |r: usize| regs.get(r).copied().ok_or_else(|| internal("register"));
             let value = match step {
-                Step::Param(k) => *args.get(*k).ok_or_else(|| bad("parameter number"))?,
+                Step::Param(k) => *args.get(*k).ok_or_else(|| internal("parameter number"))?,
                 Step::Const(_, s) => *s,
                 Step::Binary(op, a, b, t) => {
                     let (x, y) = (get(*a)?, get(*b)?);
@@ -147,12 +144,12 @@ impl Program {
                 }
                 Step::Compare(d, total, a, b) => {
                     let (x, y) = (get(*a)?, get(*b)?);
-                    Scalar::Pred(ops::compare(*d, *total, x, y).ok_or_else(|| bad("compare of mixed types"))?)
+                    Scalar::Pred(ops::compare(*d, *total, x, y).ok_or_else(|| internal("compare of mixed types"))?)
                 }
                 Step::Select(p, a, b) => match get(*p)? {
                     Scalar::Pred(true) => get(*a)?,
                     Scalar::Pred(false) => get(*b)?,
-                    _ => return Err(bad("select predicate is not pred")),
+                    _ => return Err(internal("select predicate is not pred")),
                 },
                 Step::Unary(u, a, t) => first(&ew::unary(*u, &one(get(*a)?), &ArrayShape::scalar(*t))?)?,
                 Step::Clamp(lo, x, hi) => first(&ew::clamp(&one(get(*lo)?), &one(get(*x)?), &one(get(*hi)?))?)?,
@@ -166,7 +163,7 @@ impl Program {
             };
             regs.push(value);
         }
-        out.push(regs.get(self.root).copied().ok_or_else(|| bad("register"))?);
+        out.push(regs.get(self.root).copied().ok_or_else(|| internal("register"))?);
         Ok(())
     }
 
@@ -174,24 +171,24 @@ impl Program {
     /// argument is one call): returns one array per result.
     pub fn call_lanes(&self, args: &[&ArrayLiteral], n: usize) -> R<Vec<ArrayLiteral>> {
         if args.len() != self.params || args.iter().any(|a| a.element_count() != n) {
-            return Err(bad("wrong arguments to a scalar computation"));
+            return Err(internal("wrong arguments to a scalar computation"));
         }
         let dims = vec![n as i64];
         let lanes = |t: ElementType| ArrayShape::new(t, dims.clone());
         let mut regs: Vec<ArrayLiteral> = Vec::with_capacity(self.steps.len());
         for step in &self.steps {
-            let get = |r: usize| regs.get(r).ok_or_else(|| bad("register"));
+            let get = |r: usize| regs.get(r).ok_or_else(|| internal("register"));
             let value = match step {
                 Step::Param(k) => {
-                    let a = args.get(*k).ok_or_else(|| bad("parameter number"))?;
+                    let a = args.get(*k).ok_or_else(|| internal("parameter number"))?;
                     ArrayLiteral::with_shape(lanes(a.element_type()), a.data.clone())
                 }
-                Step::Const(a, _) => layout::broadcast(a, &lanes(a.element_type()), &[]),
+                Step::Const(a, _) => shape_ops::broadcast(a, &lanes(a.element_type()), &[]),
                 Step::Binary(op, a, b, t) => ew::binary(*op, get(*a)?, get(*b)?, None, &lanes(*t))?,
                 Step::Compare(d, total, a, b) => ew::compare(*d, *total, get(*a)?, get(*b)?, None, &lanes(ElementType::Pred))?,
                 Step::Select(p, a, b) => {
                     let (t, f) = (Literal::Array(get(*a)?.clone()), Literal::Array(get(*b)?.clone()));
-                    ew::select(get(*p)?, &t, &f)?.into_array().ok_or_else(|| bad("select result"))?
+                    ew::select(get(*p)?, &t, &f)?.into_array().ok_or_else(|| internal("select result"))?
                 }
                 Step::Unary(u, a, t) => ew::unary(*u, get(*a)?, &lanes(*t))?,
                 Step::Clamp(lo, x, hi) => ew::clamp(get(*lo)?, get(*x)?, get(*hi)?)?,
@@ -285,7 +282,7 @@ impl ScalarFn {
     /// Applies a computation returning one pred.
     pub fn call_pred(&self, exec: &mut Executor, args: &[Scalar], scratch: &mut Vec<Scalar>) -> Result<bool, RunError> {
         self.call(exec, args, scratch)?;
-        scratch.first().and_then(|s| s.as_pred()).ok_or_else(|| RunError::Other("fast engine: a comparator returned a non-pred".into()))
+        scratch.first().and_then(|s| s.as_pred()).ok_or_else(|| internal("a comparator returned a non-pred"))
     }
 
     /// Applies the computation lane-wise to arrays of `n` elements (one
@@ -304,11 +301,11 @@ impl ScalarFn {
             scalars.extend(args.iter().map(|a| a.data.get(i)));
             self.call(exec, &scalars, &mut values)?;
             if values.len() != results.len() {
-                return Err(bad("a computation returned the wrong number of values"));
+                return Err(internal("a computation returned the wrong number of values"));
             }
             for (d, &v) in results.iter_mut().zip(&values) {
                 if !d.set(i, v) {
-                    return Err(bad("a computation returned a value of another type"));
+                    return Err(internal("a computation returned a value of another type"));
                 }
             }
         }
@@ -318,13 +315,13 @@ impl ScalarFn {
 
 fn flatten(l: &Literal, out: &mut Vec<Scalar>) -> Result<(), RunError> {
     match l {
-        Literal::Array(a) => out.push(Scalar::from_array(a).ok_or_else(|| RunError::Other("fast engine: non-scalar result".into()))?),
+        Literal::Array(a) => out.push(Scalar::from_array(a).ok_or_else(|| internal("non-scalar result"))?),
         Literal::Tuple(t) => {
             for e in t {
                 flatten(e, out)?;
             }
         }
-        Literal::Token => return Err(RunError::Other("fast engine: token result".into())),
+        Literal::Token => return Err(internal("token result")),
     }
     Ok(())
 }
