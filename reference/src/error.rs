@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 
+use crate::verify::rules::Rule;
 use thiserror::Error;
 
 /// The longest message text printed whole; input quoted in a message (a
@@ -56,7 +57,10 @@ pub struct VerifyError {
     /// Empty for errors about the module or a computation as a whole.
     pub instruction: String,
     pub op: String,
-    pub rule: String,
+    /// The rule broken (docs/rules.md).
+    pub rule: &'static Rule,
+    /// How this instruction broke it.
+    pub detail: String,
     /// Where the instruction is in the HLO or MLIR text it was imported
     /// from (`line 4 column 7`), if it was.
     pub location: Option<String>,
@@ -66,9 +70,12 @@ impl VerifyError {
     fn describe(&self) -> String {
         let at = self.location.as_ref().map(|l| format!("{l}: ")).unwrap_or_default();
         if self.instruction.is_empty() {
-            format!("{at}computation `{}`: {}", self.computation, self.rule)
+            format!("{at}computation `{}`: {} [{}]", self.computation, self.detail, self.rule.id)
         } else {
-            format!("{at}instruction `{}` ({}) in computation `{}`: {}", self.instruction, self.op, self.computation, self.rule)
+            format!(
+                "{at}instruction `{}` ({}) in computation `{}`: {} [{}]",
+                self.instruction, self.op, self.computation, self.detail, self.rule.id
+            )
         }
     }
 }
@@ -118,8 +125,14 @@ mod tests {
         let long = "y".repeat(5000);
         let cut = printable(&long);
         assert!(cut.len() < 2100 && cut.ends_with("... (3000 more bytes)"), "{cut}");
-        let e =
-            VerifyError { computation: "m\u{7}".into(), instruction: String::new(), op: String::new(), rule: "r".into(), location: None };
-        assert_eq!(e.to_string(), "computation `m\\u{7}`: r");
+        let e = VerifyError {
+            computation: "m\u{7}".into(),
+            instruction: String::new(),
+            op: String::new(),
+            rule: &crate::verify::rules::OPERAND_COUNT,
+            detail: "r".into(),
+            location: None,
+        };
+        assert_eq!(e.to_string(), "computation `m\\u{7}`: r [op.c1]");
     }
 }

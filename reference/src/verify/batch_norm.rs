@@ -9,13 +9,15 @@
 use super::rules::*;
 use crate::types::{ArrayShape, ElementType, Shape};
 
+declare_rules! {}
+
 /// The operand: a real floating-point array with a dimension at
 /// `feature_index`; returns it and the feature count.
 fn operand_and_features(operand: &Shape, feature_index: i64) -> Check<(&ArrayShape, i64)> {
     let a = array(operand, "operand")?;
-    element_type_is(a.element_type, a.element_type.is_float(), "operand", "a floating-point type")?;
+    element_type_is(&UNNUMBERED, a.element_type, a.element_type.is_float(), "operand", "a floating-point type")?;
     if feature_index < 0 || feature_index >= a.rank() as i64 {
-        return Err(format!("feature_index {feature_index} is not a dimension of the operand {a} (rank {})", a.rank()));
+        return Err(unnumbered(format!("feature_index {feature_index} is not a dimension of the operand {a} (rank {})", a.rank())));
     }
     Ok((a, a.dims[feature_index as usize]))
 }
@@ -25,13 +27,13 @@ fn operand_and_features(operand: &Shape, feature_index: i64) -> Check<(&ArraySha
 fn per_feature(shape: &Shape, what: &str, t: ElementType, features: i64) -> Check {
     let a = array(shape, what)?;
     if a.rank() != 1 {
-        return Err(format!("{what} must be a 1-dimensional array, got {a}"));
+        return Err(unnumbered(format!("{what} must be a 1-dimensional array, got {a}")));
     }
     if a.element_type != t {
-        return Err(format!("{what} has element type {}; it must have the operand's element type {t}", a.element_type));
+        return Err(unnumbered(format!("{what} has element type {}; it must have the operand's element type {t}", a.element_type)));
     }
     if a.dims[0] != features {
-        return Err(format!("{what} has {} entries; it must have one per feature, {features}", a.dims[0]));
+        return Err(unnumbered(format!("{what} has {} entries; it must have one per feature, {features}", a.dims[0])));
     }
     Ok(())
 }
@@ -68,7 +70,7 @@ pub fn grad(feature_index: i64, operands: &[&Shape]) -> Check<Shape> {
     }
     let grad_output = array(operands[4], "grad_output")?;
     if grad_output.element_type != a.element_type || grad_output.dims != a.dims {
-        return Err(format!("grad_output has shape {grad_output}; it must have the operand's shape {a}"));
+        return Err(unnumbered(format!("grad_output has shape {grad_output}; it must have the operand's shape {a}")));
     }
     let per_feature = Shape::array(a.element_type, vec![features]);
     Ok(Shape::Tuple(vec![Shape::Array(a.clone()), per_feature.clone(), per_feature]))

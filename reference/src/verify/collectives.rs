@@ -10,6 +10,8 @@ use super::Ctx;
 use crate::ir::{ComputationId, Op, ReplicaGroups};
 use crate::types::{ArrayShape, ElementType, Shape};
 
+declare_rules! {}
+
 pub fn infer(op: &Op, operands: &[&Shape], ctx: &Ctx) -> Check<Shape> {
     match op {
         Op::ReplicaId => {
@@ -32,7 +34,7 @@ pub fn infer(op: &Op, operands: &[&Shape], ctx: &Ctx) -> Check<Shape> {
         Op::SendDone { .. } => send_done(operands),
         Op::Recv { shape, .. } => recv(shape, operands),
         Op::RecvDone { .. } => recv_done(operands),
-        other => Err(format!("{} is not a collective", other.name())),
+        other => Err(unnumbered(format!("{} is not a collective", other.name()))),
     }
 }
 
@@ -49,11 +51,11 @@ pub fn replica_groups(groups: &ReplicaGroups) -> Check<Option<i64>> {
     let size = first.len();
     for (i, g) in groups.iter().enumerate() {
         if g.len() != size {
-            return Err(format!(
+            return Err(unnumbered(format!(
                 "replica_groups have different sizes ({} in group 0, {} in group {i}); all groups must have the same size",
                 size,
                 g.len()
-            ));
+            )));
         }
     }
     Ok(Some(size as i64))
@@ -68,14 +70,14 @@ pub fn replica_group_members(groups: &ReplicaGroups) -> Check {
     let mut seen: Vec<i64> = Vec::new();
     for (i, g) in groups.iter().enumerate() {
         if g.is_empty() {
-            return Err(format!("replica_groups[{i}] is empty; every replica group needs at least one replica"));
+            return Err(unnumbered(format!("replica_groups[{i}] is empty; every replica group needs at least one replica")));
         }
         for &id in g {
             if id < 0 {
-                return Err(format!("replica_groups[{i}] names replica {id}; replica ids are non-negative"));
+                return Err(unnumbered(format!("replica_groups[{i}] names replica {id}; replica ids are non-negative")));
             }
             if seen.contains(&id) {
-                return Err(format!("replica_groups names replica {id} twice (duplicate id)"));
+                return Err(unnumbered(format!("replica_groups names replica {id} twice (duplicate id)")));
             }
             seen.push(id);
         }
@@ -88,11 +90,13 @@ pub fn replica_group_members(groups: &ReplicaGroups) -> Check {
 /// shard_count must be equal to the size of each replica group."
 fn shard_count(shard_count: Option<i64>, group_size: Option<i64>) -> Check<i64> {
     match (shard_count, group_size) {
-        (Some(k), _) if k <= 0 => Err(format!("shard_count is {k}; it must be positive")),
-        (Some(k), Some(g)) if k != g => Err(format!("shard_count is {k}, but the replica groups have size {g}; they must be equal")),
+        (Some(k), _) if k <= 0 => Err(unnumbered(format!("shard_count is {k}; it must be positive"))),
+        (Some(k), Some(g)) if k != g => {
+            Err(unnumbered(format!("shard_count is {k}, but the replica groups have size {g}; they must be equal")))
+        }
         (Some(k), _) => Ok(k),
         (None, Some(g)) => Ok(g),
-        (None, None) => Err("shard_count is needed when replica_groups is empty (it is the size of the one group)".into()),
+        (None, None) => Err(unnumbered("shard_count is needed when replica_groups is empty (it is the size of the one group)")),
     }
 }
 
@@ -100,7 +104,7 @@ fn shard_count(shard_count: Option<i64>, group_size: Option<i64>) -> Check<i64> 
 fn static_array<'a>(shape: &'a Shape, what: &str) -> Check<&'a ArrayShape> {
     let a = array(shape, what)?;
     if a.is_dynamic() {
-        return Err(format!("{what} has dynamic dimensions ({shape}); collectives take static shapes"));
+        return Err(unnumbered(format!("{what} has dynamic dimensions ({shape}); collectives take static shapes")));
     }
     Ok(a)
 }
@@ -113,7 +117,7 @@ fn arrays_or_tuple(shape: &Shape) -> Check<Vec<&ArrayShape>> {
         Shape::Tuple(t) if !t.is_empty() => {
             t.iter().enumerate().map(|(i, s)| static_array(s, &format!("operand tuple element {i}"))).collect()
         }
-        _ => Err(format!("operand must be an array or a non-empty tuple of arrays, got {shape}")),
+        _ => Err(unnumbered(format!("operand must be an array or a non-empty tuple of arrays, got {shape}"))),
     }
 }
 
@@ -122,11 +126,11 @@ fn arrays_or_tuple(shape: &Shape) -> Check<Vec<&ArrayShape>> {
 pub fn all_gather(dim: i64, shards: Option<i64>, groups: &ReplicaGroups, operands: &[&Shape]) -> Check<Shape> {
     operand_count(operands, 1)?;
     let a = static_array(operands[0], "operand")?;
-    dims_in_range(&[dim], a.rank(), "all_gather_dim")?;
+    dims_in_range(&UNNUMBERED, &[dim], a.rank(), "all_gather_dim")?;
     let k = shard_count(shards, replica_groups(groups)?)?;
     let mut dims = a.dims.clone();
     let d = dim as usize;
-    dims[d] = dims[d].checked_mul(k).ok_or("the gathered dimension overflows")?;
+    dims[d] = dims[d].checked_mul(k).ok_or_else(|| unnumbered("the gathered dimension overflows"))?;
     Ok(Shape::array(a.element_type, dims))
 }
 
@@ -136,21 +140,21 @@ pub fn all_gather(dim: i64, shards: Option<i64>, groups: &ReplicaGroups, operand
 fn check_reduction(computation: ComputationId, arrays: &[&ArrayShape], ctx: &Ctx) -> Check {
     let t = arrays[0].element_type;
     if let Some((i, other)) = arrays.iter().enumerate().find(|(_, a)| a.element_type != t) {
-        return Err(format!(
+        return Err(unnumbered(format!(
             "operand tuple element {i} has element type {}, element 0 has {t}; one reduction computation applies to all, so they must share the type",
             other.element_type
-        ));
+        )));
     }
     let sig = ctx.signature(computation)?;
     let name = ctx.computation_name(computation);
     let s = Shape::scalar(t);
     if sig.params.len() != 2 || sig.params.iter().any(|p| !p.compatible(&s)) || !sig.result.compatible(&s) {
         let ps: Vec<String> = sig.params.iter().map(|p| p.to_string()).collect();
-        return Err(format!(
+        return Err(unnumbered(format!(
             "computation `{name}` is ({}) -> {}; the reduction computation must be ({t}[], {t}[]) -> {t}[]",
             ps.join(", "),
             sig.result
-        ));
+        )));
     }
     Ok(())
 }
@@ -181,10 +185,10 @@ pub fn reduce_scatter(
     check_reduction(computation, &arrays, ctx)?;
     let mut out = Vec::with_capacity(arrays.len());
     for a in &arrays {
-        dims_in_range(&[dim], a.rank(), "scatter_dimension")?;
+        dims_in_range(&UNNUMBERED, &[dim], a.rank(), "scatter_dimension")?;
         let n = a.dims[dim as usize];
         if n % k != 0 {
-            return Err(format!("scatter_dimension {dim} has size {n}, not divisible by shard_count {k}"));
+            return Err(unnumbered(format!("scatter_dimension {dim} has size {n}, not divisible by shard_count {k}")));
         }
         let mut dims = a.dims.clone();
         dims[dim as usize] = n / k;
@@ -203,23 +207,23 @@ pub fn reduce_scatter(
 pub fn all_to_all(split: i64, concat: i64, count: i64, groups: &ReplicaGroups, operands: &[&Shape]) -> Check<Shape> {
     operand_count(operands, 1)?;
     let a = static_array(operands[0], "operand")?;
-    dims_in_range(&[split], a.rank(), "split_dimension")?;
-    dims_in_range(&[concat], a.rank(), "concat_dimension")?;
+    dims_in_range(&UNNUMBERED, &[split], a.rank(), "split_dimension")?;
+    dims_in_range(&UNNUMBERED, &[concat], a.rank(), "concat_dimension")?;
     if count <= 0 {
-        return Err(format!("split_count is {count}; it must be positive"));
+        return Err(unnumbered(format!("split_count is {count}; it must be positive")));
     }
     if let Some(g) = replica_groups(groups)? {
         if g != count {
-            return Err(format!("split_count is {count}, but the replica groups have size {g}; they must be equal"));
+            return Err(unnumbered(format!("split_count is {count}, but the replica groups have size {g}; they must be equal")));
         }
     }
     let n = a.dims[split as usize];
     if n % count != 0 {
-        return Err(format!("split_dimension {split} has size {n}, not divisible by split_count {count}"));
+        return Err(unnumbered(format!("split_dimension {split} has size {n}, not divisible by split_count {count}")));
     }
     let mut dims = a.dims.clone();
     dims[split as usize] /= count;
-    dims[concat as usize] = dims[concat as usize].checked_mul(count).ok_or("the concatenated dimension overflows")?;
+    dims[concat as usize] = dims[concat as usize].checked_mul(count).ok_or_else(|| unnumbered("the concatenated dimension overflows"))?;
     Ok(Shape::array(a.element_type, dims))
 }
 
@@ -231,13 +235,13 @@ pub fn collective_permute(pairs: &[(i64, i64)], operands: &[&Shape]) -> Check<Sh
     static_array(operands[0], "operand")?;
     for (i, &(s, t)) in pairs.iter().enumerate() {
         if s < 0 || t < 0 {
-            return Err(format!("source_target_pairs[{i}] is [{s}, {t}]; replica ids are non-negative"));
+            return Err(unnumbered(format!("source_target_pairs[{i}] is [{s}, {t}]; replica ids are non-negative")));
         }
         if pairs[..i].iter().any(|p| p.0 == s) {
-            return Err(format!("source_target_pairs has source {s} twice (duplicate source)"));
+            return Err(unnumbered(format!("source_target_pairs has source {s} twice (duplicate source)")));
         }
         if pairs[..i].iter().any(|p| p.1 == t) {
-            return Err(format!("source_target_pairs has target {t} twice (duplicate target)"));
+            return Err(unnumbered(format!("source_target_pairs has target {t} twice (duplicate target)")));
         }
     }
     Ok(operands[0].clone())
@@ -248,7 +252,7 @@ pub fn collective_permute(pairs: &[(i64, i64)], operands: &[&Shape]) -> Check<Sh
 pub fn cross_replica_sum(groups: &ReplicaGroups, operands: &[&Shape]) -> Check<Shape> {
     operand_count(operands, 1)?;
     for a in arrays_or_tuple(operands[0])? {
-        element_type_is(a.element_type, a.element_type.is_arithmetic(), "operand", "an arithmetic type (not pred)")?;
+        element_type_is(&UNNUMBERED, a.element_type, a.element_type.is_arithmetic(), "operand", "an arithmetic type (not pred)")?;
     }
     replica_group_members(groups)?;
     Ok(operands[0].clone())
@@ -259,7 +263,7 @@ fn token_operand(operands: &[&Shape], at: usize) -> Check<bool> {
     match operands.get(at) {
         None => Ok(false),
         Some(Shape::Token) => Ok(true),
-        Some(s) => Err(format!("operand {at} must be a token, got {s}")),
+        Some(s) => Err(unnumbered(format!("operand {at} must be a token, got {s}"))),
     }
 }
 
@@ -281,7 +285,7 @@ fn context_parts(shape: &Shape, of: &str) -> Check<(Shape, bool)> {
     match parts {
         [data, id] if id.compatible(&u32_scalar) && data.is_array() => Ok((data.clone(), false)),
         [data, id, Shape::Token] if id.compatible(&u32_scalar) && data.is_array() => Ok((data.clone(), true)),
-        _ => Err(wanted()),
+        _ => Err(unnumbered(wanted())),
     }
 }
 
@@ -291,7 +295,7 @@ fn context_parts(shape: &Shape, of: &str) -> Check<(Shape, bool)> {
 pub fn send(operands: &[&Shape]) -> Check<Shape> {
     min_operands(operands, 1)?;
     if operands.len() > 2 {
-        return Err(format!("takes the data and an optional token, got {} operands", operands.len()));
+        return Err(unnumbered(format!("takes the data and an optional token, got {} operands", operands.len())));
     }
     let data = static_array(operands[0], "operand")?;
     let token = token_operand(operands, 1)?;
@@ -311,7 +315,7 @@ pub fn send_done(operands: &[&Shape]) -> Check<Shape> {
 /// token operand (HLO) adds a token.
 pub fn recv(shape: &Shape, operands: &[&Shape]) -> Check<Shape> {
     if operands.len() > 1 {
-        return Err(format!("takes an optional token, got {} operands", operands.len()));
+        return Err(unnumbered(format!("takes an optional token, got {} operands", operands.len())));
     }
     let data = static_array(shape, "shape")?;
     let token = token_operand(operands, 0)?;

@@ -5,14 +5,20 @@ use super::{Ctx, Signature};
 use crate::ir::{ComputationId, ConditionalForm};
 use crate::types::{ElementType, Shape};
 
+declare_rules! {}
+
 /// `computation` takes exactly the given argument shapes.
 fn check_args(sig: &Signature, args: &[&Shape], name: &str) -> Check {
     if sig.params.len() != args.len() {
-        return Err(format!("computation `{name}` takes {} parameters, called with {} arguments", sig.params.len(), args.len()));
+        return Err(unnumbered(format!(
+            "computation `{name}` takes {} parameters, called with {} arguments",
+            sig.params.len(),
+            args.len()
+        )));
     }
     for (i, (p, a)) in sig.params.iter().zip(args).enumerate() {
         if !p.compatible(a) {
-            return Err(format!("argument {i} has shape {a}, computation `{name}` expects {p}"));
+            return Err(unnumbered(format!("argument {i} has shape {a}, computation `{name}` expects {p}")));
         }
     }
     Ok(())
@@ -33,16 +39,16 @@ pub fn conditional(form: &ConditionalForm, operands: &[&Shape], ctx: &Ctx) -> Ch
         ConditionalForm::Indexed { branch_computations } => branch_computations.clone(),
     };
     if branches.is_empty() {
-        return Err("branch_computations must name at least one computation".into());
+        return Err(unnumbered("branch_computations must name at least one computation"));
     }
     operand_count(operands, branches.len() + 1)?;
-    let selector = scalar(operands[0], "the branch selector")?;
+    let selector = scalar(&UNNUMBERED, operands[0], "the branch selector")?;
     let expected = match form {
         ConditionalForm::Predicate { .. } => ElementType::Pred,
         ConditionalForm::Indexed { .. } => ElementType::S32,
     };
     if selector.element_type != expected {
-        return Err(format!("the branch selector must be a {expected} scalar, got {selector}"));
+        return Err(unnumbered(format!("the branch selector must be a {expected} scalar, got {selector}")));
     }
     let mut result: Option<Shape> = None;
     for (b, &id) in branches.iter().enumerate() {
@@ -52,15 +58,15 @@ pub fn conditional(form: &ConditionalForm, operands: &[&Shape], ctx: &Ctx) -> Ch
         match &result {
             None => result = Some(sig.result.clone()),
             Some(r) if !r.compatible(&sig.result) => {
-                return Err(format!(
+                return Err(unnumbered(format!(
                     "branch `{name}` returns {}, an earlier branch returns {r}; all branches must return the same type",
                     sig.result
-                ))
+                )))
             }
             Some(_) => {}
         }
     }
-    result.ok_or_else(|| "no branches".to_string())
+    result.ok_or_else(|| unnumbered("no branches".to_string()))
 }
 
 /// While: `condition` is T -> pred[], `body` is T -> T, `init` is a T.
@@ -70,16 +76,16 @@ pub fn while_loop(condition: ComputationId, body: ComputationId, operands: &[&Sh
     let cond = ctx.signature(condition)?;
     check_args(cond, &[init], ctx.computation_name(condition))?;
     if !cond.result.compatible(&Shape::scalar(ElementType::Pred)) {
-        return Err(format!("condition `{}` must return pred[], returns {}", ctx.computation_name(condition), cond.result));
+        return Err(unnumbered(format!("condition `{}` must return pred[], returns {}", ctx.computation_name(condition), cond.result)));
     }
     let b = ctx.signature(body)?;
     check_args(b, &[init], ctx.computation_name(body))?;
     if !b.result.compatible(init) {
-        return Err(format!(
+        return Err(unnumbered(format!(
             "body `{}` returns {}, but the loop value has type {init}; the type must be the same across iterations",
             ctx.computation_name(body),
             b.result
-        ));
+        )));
     }
     Ok(init.clone())
 }
@@ -94,7 +100,7 @@ pub fn optimization_barrier(operands: &[&Shape]) -> Check<Shape> {
 pub fn after_all(operands: &[&Shape]) -> Check<Shape> {
     for (i, s) in operands.iter().enumerate() {
         if !s.is_token() {
-            return Err(format!("operand {i} must be a token, got {s}"));
+            return Err(unnumbered(format!("operand {i} must be a token, got {s}")));
         }
     }
     Ok(Shape::Token)

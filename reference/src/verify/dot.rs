@@ -6,6 +6,8 @@ use crate::eval::dot::{dot_dimension_numbers, free_dimensions};
 use crate::ir::DotDims;
 use crate::types::{ArrayShape, ElementType, Shape};
 
+declare_rules! {}
+
 /// Dot — document §Dot: the table's three forms only (vector·vector →
 /// scalar, matrix·vector → vector, matrix·matrix → matrix), contracting the
 /// last dimension of lhs with the first of rhs ("the contracted dimensions
@@ -16,16 +18,16 @@ pub fn dot(preferred: Option<ElementType>, operands: &[&Shape]) -> Check<Shape> 
     let rhs = array(operands[1], "rhs")?;
     let forms = [(1, 1), (2, 1), (2, 2)];
     if !forms.contains(&(lhs.rank(), rhs.rank())) {
-        return Err(format!(
+        return Err(unnumbered(format!(
             "Dot takes vector·vector, matrix·vector or matrix·matrix (the document's table); got operands of rank {} and {} \
              (use DotGeneral for other forms)",
             lhs.rank(),
             rhs.rank()
-        ));
+        )));
     }
     let (k_lhs, k_rhs) = (lhs.dims[lhs.rank() - 1], rhs.dims[0]);
     if k_lhs != k_rhs {
-        return Err(format!("the contracted dimensions of lhs and rhs must be of the same size, got {k_lhs} and {k_rhs}"));
+        return Err(unnumbered(format!("the contracted dimensions of lhs and rhs must be of the same size, got {k_lhs} and {k_rhs}")));
     }
     dot_general(&dot_dimension_numbers(lhs.rank()), preferred, operands)
 }
@@ -38,20 +40,20 @@ pub fn dot_general(d: &DotDims, preferred: Option<ElementType>, operands: &[&Sha
     operand_count(operands, 2)?;
     let lhs = array(operands[0], "lhs")?;
     let rhs = array(operands[1], "rhs")?;
-    same_element_type(lhs, rhs, "lhs and rhs (both are arrays of type T)")?;
+    same_element_type(&UNNUMBERED, lhs, rhs, "lhs and rhs (both are arrays of type T)")?;
     if d.lhs_contracting_dimensions.len() != d.rhs_contracting_dimensions.len() {
-        return Err(format!(
+        return Err(unnumbered(format!(
             "lhs_contracting_dimensions has {} entries and rhs_contracting_dimensions has {}; they must pair up",
             d.lhs_contracting_dimensions.len(),
             d.rhs_contracting_dimensions.len()
-        ));
+        )));
     }
     if d.lhs_batch_dimensions.len() != d.rhs_batch_dimensions.len() {
-        return Err(format!(
+        return Err(unnumbered(format!(
             "lhs_batch_dimensions has {} entries and rhs_batch_dimensions has {}; they must pair up",
             d.lhs_batch_dimensions.len(),
             d.rhs_batch_dimensions.len()
-        ));
+        )));
     }
     side_dimensions(lhs, &d.lhs_contracting_dimensions, &d.lhs_batch_dimensions, "lhs")?;
     side_dimensions(rhs, &d.rhs_contracting_dimensions, &d.rhs_batch_dimensions, "rhs")?;
@@ -67,12 +69,12 @@ pub fn dot_general(d: &DotDims, preferred: Option<ElementType>, operands: &[&Sha
 /// One operand's contracting and batch dimensions: in range, and no
 /// dimension named twice (neither within a list nor in both).
 fn side_dimensions(a: &ArrayShape, contracting: &[i64], batch: &[i64], side: &str) -> Check {
-    dims_in_range(contracting, a.rank(), &format!("{side}_contracting_dimensions"))?;
-    dims_in_range(batch, a.rank(), &format!("{side}_batch_dimensions"))?;
-    unique(contracting, &format!("{side}_contracting_dimensions"))?;
-    unique(batch, &format!("{side}_batch_dimensions"))?;
+    dims_in_range(&UNNUMBERED, contracting, a.rank(), &format!("{side}_contracting_dimensions"))?;
+    dims_in_range(&UNNUMBERED, batch, a.rank(), &format!("{side}_batch_dimensions"))?;
+    unique(&UNNUMBERED, contracting, &format!("{side}_contracting_dimensions"))?;
+    unique(&UNNUMBERED, batch, &format!("{side}_batch_dimensions"))?;
     if let Some(both) = contracting.iter().find(|c| batch.contains(c)) {
-        return Err(format!("{side} dimension {both} is both a batch and a contracting dimension"));
+        return Err(unnumbered(format!("{side} dimension {both} is both a batch and a contracting dimension")));
     }
     Ok(())
 }
@@ -82,9 +84,9 @@ fn same_sizes(lhs: &ArrayShape, rhs: &ArrayShape, l: &[i64], r: &[i64], kind: &s
     for (&i, &j) in l.iter().zip(r) {
         let (a, b) = (lhs.dims[i as usize], rhs.dims[j as usize]);
         if a != b {
-            return Err(format!(
+            return Err(unnumbered(format!(
                 "associated {kind} dimensions must have the same size: lhs dimension {i} has size {a}, rhs dimension {j} has size {b}"
-            ));
+            )));
         }
     }
     Ok(())
@@ -99,9 +101,9 @@ pub fn result_type(operand: ElementType, preferred: Option<ElementType>) -> Chec
     let Some(p) = preferred else { return Ok(operand) };
     let bits = |t: ElementType| if t.is_pred() { 1 } else { t.bit_width() };
     if p != operand && !operand.is_float() && bits(p) < bits(operand) {
-        return Err(format!(
+        return Err(unnumbered(format!(
             "preferred_element_type {p} is narrower than the operand type {operand} (only floating-point operands may be narrowed)"
-        ));
+        )));
     }
     Ok(p)
 }

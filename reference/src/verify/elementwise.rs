@@ -6,14 +6,16 @@ use super::rules::*;
 use crate::ir::{BinaryOp, Direction, UnaryOp};
 use crate::types::{ArrayShape, ElementType, Shape, TypeClass};
 
+declare_rules! {}
+
 /// Which element types a unary function accepts, and its result type.
 fn unary_result(op: UnaryOp, t: ElementType) -> Check<ElementType> {
     use UnaryOp::*;
     let class = t.class();
-    let ok = |allowed: bool, kinds: &str| element_type_is(t, allowed, "operand", kinds).map(|_| t);
+    let ok = |allowed: bool, kinds: &str| element_type_is(&UNNUMBERED, t, allowed, "operand", kinds).map(|_| t);
     match op {
         Abs => {
-            element_type_is(t, !t.is_pred(), "operand", "an integer, floating-point or complex type")?;
+            element_type_is(&UNNUMBERED, t, !t.is_pred(), "operand", "an integer, floating-point or complex type")?;
             Ok(t.component_type())
         }
         Neg | Sign => ok(!t.is_pred(), "an integer, floating-point or complex type"),
@@ -27,17 +29,17 @@ fn unary_result(op: UnaryOp, t: ElementType) -> Check<ElementType> {
         Sinh | Cosh | Asin | Acos | Atan | Asinh | Acosh | Atanh => ok(t.is_floating(), "a floating-point or complex type"),
         ErfInv | Erfc | Lgamma | Digamma | BesselI1e => ok(t.is_float(), "a real floating-point type"),
         IsInf | IsPosInf | IsNegInf => {
-            element_type_is(t, t.is_float(), "operand", "a real floating-point type")?;
+            element_type_is(&UNNUMBERED, t, t.is_float(), "operand", "a real floating-point type")?;
             Ok(ElementType::Pred)
         }
         Not => ok(class == TypeClass::Pred || t.is_integer(), "pred or an integer type"),
         PopulationCount | Clz => ok(t.is_integer(), "an integer type"),
         IsFinite => {
-            element_type_is(t, t.is_float(), "operand", "a floating-point type")?;
+            element_type_is(&UNNUMBERED, t, t.is_float(), "operand", "a floating-point type")?;
             Ok(ElementType::Pred)
         }
         Real | Imag => {
-            element_type_is(t, t.is_floating(), "operand", "a floating-point or complex type")?;
+            element_type_is(&UNNUMBERED, t, t.is_floating(), "operand", "a floating-point or complex type")?;
             Ok(t.component_type())
         }
         Conj => ok(t.is_floating(), "a floating-point or complex type"),
@@ -54,7 +56,7 @@ pub fn unary(op: UnaryOp, operands: &[&Shape]) -> Check<Shape> {
 /// Which element types a binary arithmetic op accepts.
 fn binary_types(op: BinaryOp, t: ElementType) -> Check {
     use BinaryOp::*;
-    let is = |allowed: bool, kinds: &str| element_type_is(t, allowed, "operands", kinds);
+    let is = |allowed: bool, kinds: &str| element_type_is(&UNNUMBERED, t, allowed, "operands", kinds);
     match op {
         // On pred, Add and Max are OR and Mul and Min are AND (as XLA).
         Add | Mul => Ok(()),
@@ -78,7 +80,7 @@ pub fn binary(op: BinaryOp, broadcast_dimensions: Option<&[i64]>, operands: &[&S
     operand_count(operands, 2)?;
     let lhs = array(operands[0], "lhs")?;
     let rhs = array(operands[1], "rhs")?;
-    same_element_type(lhs, rhs, "lhs and rhs")?;
+    same_element_type(&UNNUMBERED, lhs, rhs, "lhs and rhs")?;
     binary_types(op, lhs.element_type)?;
     let dims = broadcast_shapes(lhs, rhs, broadcast_dimensions)?;
     let t = match op {
@@ -94,13 +96,13 @@ pub fn compare(direction: Direction, total_order: bool, broadcast_dimensions: Op
     operand_count(operands, 2)?;
     let lhs = array(operands[0], "lhs")?;
     let rhs = array(operands[1], "rhs")?;
-    same_element_type(lhs, rhs, "lhs and rhs")?;
+    same_element_type(&UNNUMBERED, lhs, rhs, "lhs and rhs")?;
     let t = lhs.element_type;
     // The TotalOrder variants order real floats; on complex numbers, which
     // have no order, EqTotalOrder and NeTotalOrder are plain Eq and Ne.
     let _ = total_order;
     if t.is_complex() && !matches!(direction, Direction::Eq | Direction::Ne) {
-        return Err(format!("complex operands ({t}) can only be compared with Eq or Ne"));
+        return Err(unnumbered(format!("complex operands ({t}) can only be compared with Eq or Ne")));
     }
     let dims = broadcast_shapes(lhs, rhs, broadcast_dimensions)?;
     Ok(Shape::array(ElementType::Pred, dims))
@@ -118,7 +120,9 @@ pub fn broadcast_shapes(lhs: &ArrayShape, rhs: &ArrayShape, broadcast_dimensions
         Some(bd) if !bd.is_empty() || low.rank() != high.rank() => {
             if low.rank() == high.rank() {
                 if bd.len() != low.rank() || bd.iter().enumerate().any(|(i, &d)| d != i as i64) {
-                    return Err(format!("operands have the same rank; broadcast_dimensions must be empty or the identity, got {bd:?}"));
+                    return Err(unnumbered(format!(
+                        "operands have the same rank; broadcast_dimensions must be empty or the identity, got {bd:?}"
+                    )));
                 }
                 low.dims.clone()
             } else {
@@ -127,23 +131,28 @@ pub fn broadcast_shapes(lhs: &ArrayShape, rhs: &ArrayShape, broadcast_dimensions
         }
         _ if low.rank() == high.rank() => low.dims.clone(),
         _ if low.is_scalar() => vec![1; high.rank()],
-        _ => return Err(format!("operands of different ranks ({} and {}) need broadcast_dimensions unless one is a scalar", lhs, rhs)),
+        _ => {
+            return Err(unnumbered(format!(
+                "operands of different ranks ({} and {}) need broadcast_dimensions unless one is a scalar",
+                lhs, rhs
+            )))
+        }
     };
     degenerate_broadcast(&expanded, &high.dims)
 }
 
 /// Maps the lower-rank operand into the higher rank by `bd`, 1 elsewhere.
 fn expand_with(low: &ArrayShape, high: &ArrayShape, bd: &[i64]) -> Check<Vec<i64>> {
-    length(bd, low.rank(), "broadcast_dimensions", "the lower-rank operand")?;
-    dims_in_range(bd, high.rank(), "broadcast_dimensions")?;
-    strictly_increasing(bd, "broadcast_dimensions")?;
+    length(&UNNUMBERED, bd, low.rank(), "broadcast_dimensions", "the lower-rank operand")?;
+    dims_in_range(&UNNUMBERED, bd, high.rank(), "broadcast_dimensions")?;
+    strictly_increasing(&UNNUMBERED, bd, "broadcast_dimensions")?;
     let mut expanded = vec![1; high.rank()];
     for (i, &d) in bd.iter().enumerate() {
         let (l, h) = (low.dims[i], high.dims[d as usize]);
         if l != h && l != 1 && h != 1 {
-            return Err(format!(
+            return Err(unnumbered(format!(
                 "broadcast_dimensions maps dimension {i} (size {l}) to dimension {d} (size {h}); sizes must match or one be 1"
-            ));
+            )));
         }
         expanded[d as usize] = l;
     }
@@ -160,7 +169,7 @@ pub fn degenerate_broadcast(a: &[i64], b: &[i64]) -> Check<Vec<i64>> {
             _ if x == y => Ok(x),
             (1, _) => Ok(y),
             (_, 1) => Ok(x),
-            _ => Err(format!("shapes {a:?} and {b:?} are incompatible in dimension {i} ({x} vs {y})")),
+            _ => Err(unnumbered(format!("shapes {a:?} and {b:?} are incompatible in dimension {i} ({x} vs {y})"))),
         })
         .collect()
 }
@@ -170,17 +179,17 @@ pub fn degenerate_broadcast(a: &[i64], b: &[i64]) -> Check<Vec<i64>> {
 pub fn select(operands: &[&Shape]) -> Check<Shape> {
     operand_count(operands, 3)?;
     let pred = array(operands[0], "pred")?;
-    element_type_is(pred.element_type, pred.element_type.is_pred(), "pred", "pred")?;
+    element_type_is(&UNNUMBERED, pred.element_type, pred.element_type.is_pred(), "pred", "pred")?;
     let (on_true, on_false) = (operands[1], operands[2]);
     if !on_true.compatible(on_false) {
-        return Err(format!("on_true and on_false must have the same shape, got {on_true} and {on_false}"));
+        return Err(unnumbered(format!("on_true and on_false must have the same shape, got {on_true} and {on_false}")));
     }
     match on_true {
         Shape::Array(t) if !pred.is_scalar() && pred.dims != t.dims => {
-            Err(format!("pred has shape {pred} but on_true has {t}; pred must match it or be a scalar"))
+            Err(unnumbered(format!("pred has shape {pred} but on_true has {t}; pred must match it or be a scalar")))
         }
         Shape::Array(_) => Ok(on_true.clone()),
-        _ if !pred.is_scalar() => Err(format!("selecting between tuples needs a scalar pred, got {pred}")),
+        _ if !pred.is_scalar() => Err(unnumbered(format!("selecting between tuples needs a scalar pred, got {pred}"))),
         _ => Ok(on_true.clone()),
     }
 }
@@ -192,12 +201,12 @@ pub fn clamp(operands: &[&Shape]) -> Check<Shape> {
     let min = array(operands[0], "min")?;
     let x = array(operands[1], "operand")?;
     let max = array(operands[2], "max")?;
-    same_element_type(min, x, "min and operand")?;
-    same_element_type(max, x, "max and operand")?;
-    element_type_is(x.element_type, !x.element_type.is_complex(), "operand", "a type with an order (not complex)")?;
+    same_element_type(&UNNUMBERED, min, x, "min and operand")?;
+    same_element_type(&UNNUMBERED, max, x, "max and operand")?;
+    element_type_is(&UNNUMBERED, x.element_type, !x.element_type.is_complex(), "operand", "a type with an order (not complex)")?;
     for (bound, name) in [(min, "min"), (max, "max")] {
         if !bound.is_scalar() && bound.dims != x.dims {
-            return Err(format!("{name} has shape {bound}; it must be a scalar or have the operand's shape {x}"));
+            return Err(unnumbered(format!("{name} has shape {bound}; it must be a scalar or have the operand's shape {x}")));
         }
     }
     Ok(Shape::Array(x.clone()))
@@ -220,10 +229,10 @@ pub fn bitcast_convert(new_element_type: ElementType, operands: &[&Shape]) -> Ch
     let a = array(operands[0], "operand")?;
     let (from, to) = (a.element_type, new_element_type);
     if from.is_pred() != to.is_pred() {
-        return Err("BitcastConvertType does not convert to or from pred".into());
+        return Err(unnumbered("BitcastConvertType does not convert to or from pred"));
     }
     if from.is_complex() != to.is_complex() {
-        return Err(format!("BitcastConvertType does not convert between complex and real types ({from} => {to})"));
+        return Err(unnumbered(format!("BitcastConvertType does not convert between complex and real types ({from} => {to})")));
     }
     let (b, b2) = (from.byte_width() as i64, to.byte_width() as i64);
     let mut dims = a.dims.clone();
@@ -234,7 +243,12 @@ pub fn bitcast_convert(new_element_type: ElementType, operands: &[&Shape]) -> Ch
             Some(&last) if last == b2 / b => {
                 dims.pop();
             }
-            _ => return Err(format!("converting {from} to the wider {to} needs a last dimension of size {}, operand is {a}", b2 / b)),
+            _ => {
+                return Err(unnumbered(format!(
+                    "converting {from} to the wider {to} needs a last dimension of size {}, operand is {a}",
+                    b2 / b
+                )))
+            }
         }
     }
     Ok(Shape::array(to, dims))
@@ -245,12 +259,12 @@ pub fn bitcast_convert(new_element_type: ElementType, operands: &[&Shape]) -> Ch
 pub fn reduce_precision(exponent_bits: i64, mantissa_bits: i64, operands: &[&Shape]) -> Check<Shape> {
     operand_count(operands, 1)?;
     let a = array(operands[0], "operand")?;
-    element_type_is(a.element_type, a.element_type.is_float(), "operand", "a floating-point type")?;
+    element_type_is(&UNNUMBERED, a.element_type, a.element_type.is_float(), "operand", "a floating-point type")?;
     if exponent_bits < 1 {
-        return Err(format!("exponent_bits is {exponent_bits}; it must be at least 1"));
+        return Err(unnumbered(format!("exponent_bits is {exponent_bits}; it must be at least 1")));
     }
     if mantissa_bits < 0 {
-        return Err(format!("mantissa_bits is {mantissa_bits}; it must not be negative"));
+        return Err(unnumbered(format!("mantissa_bits is {mantissa_bits}; it must not be negative")));
     }
     Ok(Shape::Array(a.clone()))
 }

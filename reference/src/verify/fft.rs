@@ -4,6 +4,8 @@ use super::rules::*;
 use crate::ir::FftType;
 use crate::types::{ElementType, Shape};
 
+declare_rules! {}
+
 fn type_name(t: FftType) -> &'static str {
     match t {
         FftType::Fft => "FFT",
@@ -36,16 +38,16 @@ pub fn fft(t: FftType, fft_length: &[i64], operands: &[&Shape]) -> Check<Shape> 
     let name = type_name(t);
     let fft_rank = fft_length.len();
     if !(1..=3).contains(&fft_rank) {
-        return Err(format!("fft_length has {fft_rank} entries; an FFT transforms 1 to 3 axes"));
+        return Err(unnumbered(format!("fft_length has {fft_rank} entries; an FFT transforms 1 to 3 axes")));
     }
     if fft_rank > a.rank() {
-        return Err(format!("fft_length has {fft_rank} entries, more than the operand's {} dimensions", a.rank()));
+        return Err(unnumbered(format!("fft_length has {fft_rank} entries, more than the operand's {} dimensions", a.rank())));
     }
-    non_negative(fft_length, "fft_length")?;
+    non_negative(&UNNUMBERED, fft_length, "fft_length")?;
     let et = a.element_type;
     let out_type = match t {
         FftType::Fft | FftType::Ifft | FftType::Irfft => {
-            element_type_is(et, et.is_complex(), "operand", &format!("c64 or c128 for {name}"))?;
+            element_type_is(&UNNUMBERED, et, et.is_complex(), "operand", &format!("c64 or c128 for {name}"))?;
             if t == FftType::Irfft {
                 et.component_type()
             } else {
@@ -53,7 +55,7 @@ pub fn fft(t: FftType, fft_length: &[i64], operands: &[&Shape]) -> Check<Shape> 
             }
         }
         FftType::Rfft => {
-            element_type_is(et, matches!(et, ElementType::F32 | ElementType::F64), "operand", "f32 or f64 for RFFT")?;
+            element_type_is(&UNNUMBERED, et, matches!(et, ElementType::F32 | ElementType::F64), "operand", "f32 or f64 for RFFT")?;
             et.complex_of().unwrap_or(et)
         }
     };
@@ -69,17 +71,17 @@ pub fn fft(t: FftType, fft_length: &[i64], operands: &[&Shape]) -> Check<Shape> 
             // `n` is 0).
             let expected = n / 2 + 1;
             if size != expected && !(n == 0 && size == 0) {
-                return Err(format!(
+                return Err(unnumbered(format!(
                     "IRFFT: the innermost dimension is {size}; it must be fft_length[-1] // 2 + 1 = {n} // 2 + 1 = {expected}"
-                ));
+                )));
             }
             out.dims[axis] = n;
             out.dynamic[axis] = false;
         } else {
             if size != n {
-                return Err(format!(
+                return Err(unnumbered(format!(
                     "{name}: dimension {axis} is {size}; it must equal fft_length[{i}] = {n} (fft_length {fft_length:?} gives the lengths of the {fft_rank} innermost dimensions)"
-                ));
+                )));
             }
             if t == FftType::Rfft && innermost {
                 out.dims[axis] = half_length(n);

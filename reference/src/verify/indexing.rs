@@ -4,14 +4,16 @@
 //! `indexing/scatter.rs`; the helpers they share (the index vector of
 //! `start_indices`/`scatter_indices`, the batching dimension pairs) are here.
 
-mod gather;
-mod scatter;
+pub(super) mod gather;
+pub(super) mod scatter;
 
 pub use gather::gather;
 pub use scatter::scatter;
 
 use super::rules::*;
 use crate::types::{ArrayShape, Shape};
+
+declare_rules! {}
 
 /// DynamicSlice(operand, start_indices...) with `size_indices` (document
 /// §DynamicSlice): one scalar integer start index per operand dimension,
@@ -22,12 +24,12 @@ pub fn dynamic_slice(slice_sizes: &[i64], operands: &[&Shape]) -> Check<Shape> {
     min_operands(operands, 1)?;
     let a = array(operands[0], "operand")?;
     start_index_operands(&operands[1..], a)?;
-    length(slice_sizes, a.rank(), "size_indices", "the operand")?;
+    length(&UNNUMBERED, slice_sizes, a.rank(), "size_indices", "the operand")?;
     for (d, (&size, &bound)) in slice_sizes.iter().zip(&a.dims).enumerate() {
         if size <= 0 || size > bound {
-            return Err(format!(
+            return Err(unnumbered(format!(
                 "size_indices[{d}] = {size} is out of range [1, {bound}] (operand dimension {d}; sizes must be strictly greater than zero)"
-            ));
+            )));
         }
     }
     Ok(Shape::array(a.element_type, slice_sizes.to_vec()))
@@ -42,16 +44,16 @@ pub fn dynamic_update_slice(operands: &[&Shape]) -> Check<Shape> {
     min_operands(operands, 2)?;
     let a = array(operands[0], "operand")?;
     let u = array(operands[1], "update")?;
-    same_element_type(a, u, "operand and update")?;
+    same_element_type(&UNNUMBERED, a, u, "operand and update")?;
     if u.rank() != a.rank() {
-        return Err(format!("update has rank {}, operand has rank {}; they must be equal", u.rank(), a.rank()));
+        return Err(unnumbered(format!("update has rank {}, operand has rank {}; they must be equal", u.rank(), a.rank())));
     }
     for (d, (&size, &bound)) in u.dims.iter().zip(&a.dims).enumerate() {
         if size > bound {
-            return Err(format!("update dimension {d} has size {size}, larger than operand dimension {d} ({bound})"));
+            return Err(unnumbered(format!("update dimension {d} has size {size}, larger than operand dimension {d} ({bound})")));
         }
         if size == 0 {
-            return Err(format!("update dimension {d} has size 0; every update dimension must be strictly greater than zero"));
+            return Err(unnumbered(format!("update dimension {d} has size 0; every update dimension must be strictly greater than zero")));
         }
     }
     start_index_operands(&operands[2..], a)?;
@@ -62,21 +64,24 @@ pub fn dynamic_update_slice(operands: &[&Shape]) -> Check<Shape> {
 /// operand dimension, each a scalar of an integer type.
 fn start_index_operands(starts: &[&Shape], operand: &ArrayShape) -> Check {
     if starts.len() != operand.rank() {
-        return Err(format!(
+        return Err(unnumbered(format!(
             "takes one start index per operand dimension: got {} start indices for an operand of rank {}",
             starts.len(),
             operand.rank()
-        ));
+        )));
     }
     let mut first = None;
     for (i, s) in starts.iter().enumerate() {
         let what = format!("start index {i}");
-        let s = scalar(s, &what)?;
-        element_type_is(s.element_type, s.element_type.is_integer(), &what, "an integer type")?;
+        let s = scalar(&UNNUMBERED, s, &what)?;
+        element_type_is(&UNNUMBERED, s.element_type, s.element_type.is_integer(), &what, "an integer type")?;
         match first {
             None => first = Some(s.element_type),
             Some(t) if t != s.element_type => {
-                return Err(format!("start index {i} is {}, start index 0 is {t}; all start indices must have one type", s.element_type));
+                return Err(unnumbered(format!(
+                    "start index {i} is {}, start index 0 is {t}; all start indices must have one type",
+                    s.element_type
+                )));
             }
             Some(_) => {}
         }
@@ -89,10 +94,10 @@ fn start_index_operands(starts: &[&Shape], operand: &ArrayShape) -> Check {
 /// `[0, rank]`. Returns the size of the index vector (1 when
 /// `index_vector_dim == rank`: the implicit trailing 1 dimension).
 fn index_array(indices: &ArrayShape, name: &str, index_vector_dim: i64) -> Check<i64> {
-    element_type_is(indices.element_type, indices.element_type.is_integer(), name, "an integer type")?;
+    element_type_is(&UNNUMBERED, indices.element_type, indices.element_type.is_integer(), name, "an integer type")?;
     let rank = indices.rank() as i64;
     if index_vector_dim < 0 || index_vector_dim > rank {
-        return Err(format!("index_vector_dim {index_vector_dim} is out of range [0, {rank}] ({name} has rank {rank})"));
+        return Err(unnumbered(format!("index_vector_dim {index_vector_dim} is out of range [0, {rank}] ({name} has rank {rank})")));
     }
     Ok(indices.dims.get(index_vector_dim as usize).copied().unwrap_or(1))
 }
@@ -122,23 +127,29 @@ fn batching_dims(
     window_dims: (&[i64], &str),
 ) -> Check {
     let [operand_name, index_name] = names;
-    strictly_increasing(operand_dims, operand_name)?;
-    dims_in_range(operand_dims, operand.rank(), operand_name)?;
+    strictly_increasing(&UNNUMBERED, operand_dims, operand_name)?;
+    dims_in_range(&UNNUMBERED, operand_dims, operand.rank(), operand_name)?;
     if let Some(d) = operand_dims.iter().find(|d| window_dims.0.contains(d)) {
-        return Err(format!("dimension {d} is in both {} and {operand_name}", window_dims.1));
+        return Err(unnumbered(format!("dimension {d} is in both {} and {operand_name}", window_dims.1)));
     }
-    unique(index_dims, index_name)?;
-    dims_in_range(index_dims, indices.rank(), index_name)?;
+    unique(&UNNUMBERED, index_dims, index_name)?;
+    dims_in_range(&UNNUMBERED, index_dims, indices.rank(), index_name)?;
     if index_dims.contains(&index_vector_dim) {
-        return Err(format!("{index_name} contains index_vector_dim ({index_vector_dim})"));
+        return Err(unnumbered(format!("{index_name} contains index_vector_dim ({index_vector_dim})")));
     }
     if operand_dims.len() != index_dims.len() {
-        return Err(format!("{operand_name} has {} entries, {index_name} has {}; they must pair up", operand_dims.len(), index_dims.len()));
+        return Err(unnumbered(format!(
+            "{operand_name} has {} entries, {index_name} has {}; they must pair up",
+            operand_dims.len(),
+            index_dims.len()
+        )));
     }
     for (&o, &i) in operand_dims.iter().zip(index_dims) {
         let (a, b) = (operand.dims[o as usize], indices.dims[i as usize]);
         if a != b {
-            return Err(format!("batching dimensions differ in size: operand dimension {o} has {a}, index dimension {i} has {b}"));
+            return Err(unnumbered(format!(
+                "batching dimensions differ in size: operand dimension {o} has {a}, index dimension {i} has {b}"
+            )));
         }
     }
     Ok(())
@@ -150,12 +161,15 @@ fn batching_dims(
 /// batching dimension.
 fn index_map(map: &[i64], name: &str, index_vector_size: i64, operand_rank: usize, batching: (&[i64], &str)) -> Check {
     if map.len() as i64 != index_vector_size {
-        return Err(format!("{name} has {} entries; it must have one per element of the index vector ({index_vector_size})", map.len()));
+        return Err(unnumbered(format!(
+            "{name} has {} entries; it must have one per element of the index vector ({index_vector_size})",
+            map.len()
+        )));
     }
-    dims_in_range(map, operand_rank, name)?;
-    unique(map, name)?;
+    dims_in_range(&UNNUMBERED, map, operand_rank, name)?;
+    unique(&UNNUMBERED, map, name)?;
     if let Some(d) = map.iter().find(|d| batching.0.contains(d)) {
-        return Err(format!("dimension {d} is in both {name} and {}", batching.1));
+        return Err(unnumbered(format!("dimension {d} is in both {name} and {}", batching.1)));
     }
     Ok(())
 }

@@ -27,6 +27,71 @@ use crate::error::VerifyError;
 use crate::ir::{Computation, ComputationId, Instruction, Module, Op};
 use crate::types::shape::MAX_TUPLE_DEPTH;
 use crate::types::Shape;
+use rules::{broken, declare_rules, Broken, Check, Rule};
+
+declare_rules! {
+    NO_RECURSION = "module.c1": "(XLA) A computation may not call itself, directly or through the computations it calls.";
+    DECLARED_SHAPE = "module.c2": "An instruction's declared shape, where it has one, is the shape the op's rules infer.";
+    RANK_LIMIT = "module.c3": "(xlaref) A result has at most 64 dimensions.";
+    TUPLE_DEPTH_LIMIT = "module.c4": "(xlaref) Tuples nest at most 24 deep.";
+    TUPLE_LEAVES_LIMIT = "module.c5": "(xlaref) A value holds at most 65536 arrays and tokens.";
+    ELEMENT_LIMIT = "module.c6": "(xlaref) A value holds at most `max_elements` elements (2^28 by default; zero-sized dimensions count as 1).";
+    PARAMETER_SHAPE = "module.c7": "(invariant) Every parameter has a declared shape (the reader requires one).";
+    CALLEE_VERIFIED = "module.c8": "(invariant) A called computation is verified before its callers.";
+}
+
+/// Every rule the verifier checks, family by family.
+pub fn all_rules() -> impl Iterator<Item = &'static Rule> {
+    [
+        RULES,
+        rules::RULES,
+        elementwise::RULES,
+        shape_ops::RULES,
+        indexing::RULES,
+        indexing::gather::RULES,
+        indexing::scatter::RULES,
+        reduce::RULES,
+        sort::RULES,
+        dot::RULES,
+        conv::RULES,
+        fft::RULES,
+        linalg::RULES,
+        batch_norm::RULES,
+        control::RULES,
+        collectives::RULES,
+        rng::RULES,
+        world::RULES,
+    ]
+    .into_iter()
+    .flatten()
+    .copied()
+}
+
+/// `docs/rules.md`: every rule with its id and sentence, family by family.
+pub fn rules_markdown() -> String {
+    let mut out = String::from(
+        "# Verifier rules\n\n\
+         <!-- Generated from reference/src/verify by `XLAREF_BLESS=1 cargo test -p xlaref-reference --test rules`; do not edit. -->\n\n\
+         Every check of the verifier names one of these rules; an error's message ends\n\
+         with the rule's id (`[gather.c3]`). Ids are stable: never renumbered or reused.\n\
+         A rule in the document's words is quoted from `operation_semantics`; \"(XLA)\"\n\
+         marks a rule taken from XLA's verifier where the document is silent,\n\
+         \"(xlaref)\" a limit of this implementation, \"(invariant)\" a check no\n\
+         program that passed the reader can break. Each rule other than the\n\
+         invariants has a rejection case among the oracle cases\n\
+         (`reference/tests/rules.rs` checks it).\n",
+    );
+    let mut family = "";
+    for rule in all_rules() {
+        let this = rule.id.split('.').next().unwrap_or(rule.id);
+        if this != family {
+            family = this;
+            out.push_str(&format!("\n## {family}\n\n| id | rule |\n|---|---|\n"));
+        }
+        out.push_str(&format!("| `{}` | {} |\n", rule.id, rule.says.replace('|', "\\|")));
+    }
+    out
+}
 
 /// Limits and world facts the verifier checks against.
 #[derive(Clone, Debug)]
@@ -102,8 +167,8 @@ pub struct Ctx<'a> {
 
 impl Ctx<'_> {
     /// The signature of a called computation (already verified: callees first).
-    pub fn signature(&self, id: ComputationId) -> Result<&Signature, String> {
-        self.signatures.get(id).and_then(Option::as_ref).ok_or_else(|| "called computation is not verified".to_string())
+    pub fn signature(&self, id: ComputationId) -> Check<&Signature> {
+        self.signatures.get(id).and_then(Option::as_ref).ok_or_else(|| broken(&CALLEE_VERIFIED, "called computation is not verified"))
     }
 
     pub fn computation_name(&self, id: ComputationId) -> &str {
@@ -161,7 +226,8 @@ fn call_order(module: &Module) -> Result<Vec<ComputationId>, VerifyError> {
                             computation: c.name.clone(),
                             instruction: i.name.clone(),
                             op: i.op.name().into(),
-                            rule: format!(
+                            rule: &NO_RECURSION,
+                            detail: format!(
                                 "recursion: computation `{}` is called while it is being called (XLA computations may not recurse)",
                                 module.computations[callee].name
                             ),
@@ -192,30 +258,34 @@ fn callees(c: &Computation) -> Vec<(ComputationId, usize)> {
 fn verify_computation(c: &Computation, ctx: &Ctx) -> Result<(Vec<Shape>, Signature), VerifyError> {
     let mut shapes: Vec<Shape> = Vec::with_capacity(c.instructions.len());
     for instr in &c.instructions {
-        let error = |rule: String| VerifyError {
+        let error = |Broken { rule, detail }: Broken| VerifyError {
             computation: c.name.clone(),
             instruction: instr.name.clone(),
             op: instr.op.name().into(),
             rule,
+            detail,
             location: instr.location.clone(),
         };
         let operand_shapes: Vec<&Shape> = instr.operands.iter().map(|&o| &shapes[o]).collect();
         let shape = infer_instruction(instr, &operand_shapes, ctx).map_err(error)?;
         if let (Some(declared), false) = (&instr.declared_shape, matches!(instr.op, Op::Parameter { .. })) {
             if !declared.compatible(&shape) {
-                return Err(error(format!("declared shape {declared} does not match the inferred shape {shape}")));
+                return Err(error(broken(&DECLARED_SHAPE, format!("declared shape {declared} does not match the inferred shape {shape}"))));
             }
         }
         if let Some(rank) = deepest_rank(&shape).filter(|&r| r > crate::types::shape::MAX_RANK) {
-            return Err(error(format!("result has {rank} dimensions, more than the limit of {}", crate::types::shape::MAX_RANK)));
+            return Err(error(broken(
+                &RANK_LIMIT,
+                format!("result has {rank} dimensions, more than the limit of {}", crate::types::shape::MAX_RANK),
+            )));
         }
         if tuple_depth(&shape) > MAX_TUPLE_DEPTH {
-            return Err(error(format!("tuples nest deeper than {MAX_TUPLE_DEPTH}")));
+            return Err(error(broken(&TUPLE_DEPTH_LIMIT, format!("tuples nest deeper than {MAX_TUPLE_DEPTH}"))));
         }
         // A tuple of a tuple twice doubles its leaves: 24 such instructions
         // would make a shape of 16M leaves (gigabytes) from a small module.
         if tuple_leaves(&shape) > MAX_TUPLE_LEAVES {
-            return Err(error(format!("result is a tuple of more than {MAX_TUPLE_LEAVES} arrays, the limit")));
+            return Err(error(broken(&TUPLE_LEAVES_LIMIT, format!("result is a tuple of more than {MAX_TUPLE_LEAVES} arrays, the limit"))));
         }
         // Zero-sized dimensions count as 1: a `f32[1000000000,0]` result is
         // written as a billion empty lists.
@@ -223,9 +293,12 @@ fn verify_computation(c: &Computation, ctx: &Ctx) -> Result<(Vec<Shape>, Signatu
         if total > ctx.options.max_elements {
             // The count saturates: `f32[2^32,2^32]` has 2^64 elements, not i64::MAX.
             let count = if total == i64::MAX { "more than 2^63 - 1".to_string() } else { total.to_string() };
-            return Err(error(format!(
+            return Err(error(broken(
+                &ELEMENT_LIMIT,
+                format!(
                 "shape {shape} has {count} elements (zero-sized dimensions counted as 1), more than the limit of {} (raise it with --max-elements)",
                 ctx.options.max_elements
+            ),
             )));
         }
         shapes.push(shape);
@@ -275,18 +348,18 @@ fn deepest_rank(shape: &Shape) -> Option<usize> {
     }
 }
 
-fn infer_instruction(instr: &Instruction, operands: &[&Shape], ctx: &Ctx) -> Result<Shape, String> {
+fn infer_instruction(instr: &Instruction, operands: &[&Shape], ctx: &Ctx) -> Check<Shape> {
     match &instr.op {
-        Op::Parameter { .. } => instr.declared_shape.clone().ok_or_else(|| "a parameter needs a shape".to_string()),
+        Op::Parameter { .. } => instr.declared_shape.clone().ok_or_else(|| broken(&PARAMETER_SHAPE, "a parameter needs a shape")),
         op => infer(op, operands, ctx),
     }
 }
 
 /// Infers the result shape of `op` applied to operands of the given shapes,
 /// or says which rule of the document is broken.
-pub fn infer(op: &Op, operands: &[&Shape], ctx: &Ctx) -> Result<Shape, String> {
+pub fn infer(op: &Op, operands: &[&Shape], ctx: &Ctx) -> Check<Shape> {
     match op {
-        Op::Parameter { .. } => Err("parameters are declared in `params`".into()),
+        Op::Parameter { .. } => Err(broken(&PARAMETER_SHAPE, "parameters are declared in `params`")),
         Op::Constant { literal } => Ok(literal.shape()),
         Op::Unary(u) => elementwise::unary(*u, operands),
         Op::Binary { op, broadcast_dimensions } => elementwise::binary(*op, broadcast_dimensions.as_deref(), operands),

@@ -9,6 +9,8 @@ use super::{Ctx, Signature};
 use crate::ir::{ComputationId, WindowAttrs};
 use crate::types::{ArrayShape, ElementType, Shape};
 
+declare_rules! {}
+
 /// Reduce — document §Reduce: `Reduce(operands..., init_values...,
 /// computation, dimensions)`. N >= 1 operands of the same dimensions, N
 /// scalar init values of the operands' types, a reducer of type
@@ -18,8 +20,8 @@ use crate::types::{ArrayShape, ElementType, Shape};
 pub fn reduce(computation: ComputationId, dimensions: &[i64], operands: &[&Shape], ctx: &Ctx) -> Check<Shape> {
     let (arrays, types) = operands_and_inits(operands)?;
     let rank = arrays[0].rank();
-    dims_in_range(dimensions, rank, "dimensions")?;
-    unique(dimensions, "dimensions")?;
+    dims_in_range(&UNNUMBERED, dimensions, rank, "dimensions")?;
+    unique(&UNNUMBERED, dimensions, "dimensions")?;
     check_reducer(computation, &types, ctx)?;
     let kept: Vec<i64> = (0..rank as i64).filter(|d| !dimensions.contains(d)).map(|d| arrays[0].dims[d as usize]).collect();
     Ok(collate(types.iter().map(|&t| Shape::array(t, kept.clone())).collect()))
@@ -44,23 +46,23 @@ pub fn select_and_scatter(select: ComputationId, scatter: ComputationId, w: &Win
     operand_count(operands, 3)?;
     let operand = array(operands[0], "operand")?;
     let source = array(operands[1], "source")?;
-    let init = scalar(operands[2], "init_value")?;
+    let init = scalar(&UNNUMBERED, operands[2], "init_value")?;
     let t = operand.element_type;
     if source.element_type != t {
-        return Err(format!("source has element type {}, the operand {t}; both must be T", source.element_type));
+        return Err(unnumbered(format!("source has element type {}, the operand {t}; both must be T", source.element_type)));
     }
     if init.element_type != t {
-        return Err(format!("init_value has type {}, the operand {t}; both must be T", init.element_type));
+        return Err(unnumbered(format!("init_value has type {}, the operand {t}; both must be T", init.element_type)));
     }
     if w.base_dilations.iter().chain(&w.window_dilations).any(|&d| d != 1) {
-        return Err("SelectAndScatter has no dilations: base_dilations and window_dilations must be 1".into());
+        return Err(unnumbered("SelectAndScatter has no dilations: base_dilations and window_dilations must be 1"));
     }
     let windows = window_output_dims(&operand.dims, w)?;
     if source.dims != windows {
-        return Err(format!(
+        return Err(unnumbered(format!(
             "source has dimensions {:?}, but the windows over the operand give {windows:?}; source must have the shape of the ReduceWindow result",
             source.dims
-        ));
+        )));
     }
     let scalar_t = Shape::scalar(t);
     let pred = Shape::scalar(ElementType::Pred);
@@ -84,29 +86,29 @@ pub fn map(computation: ComputationId, dimensions: Option<&[i64]>, operands: &[&
     if let Some(dims) = dimensions {
         let all: Vec<i64> = (0..first.rank() as i64).collect();
         if dims != all.as_slice() {
-            return Err(format!("dimensions is {dims:?}; Map applies across all dimensions in order, so it must be {all:?}"));
+            return Err(unnumbered(format!("dimensions is {dims:?}; Map applies across all dimensions in order, so it must be {all:?}")));
         }
     }
     let sig = ctx.signature(computation)?;
     let name = ctx.computation_name(computation);
     if sig.params.len() != arrays.len() {
-        return Err(format!(
+        return Err(unnumbered(format!(
             "computation `{name}` takes {} parameters, Map has {} operands; it must take one scalar per operand",
             sig.params.len(),
             arrays.len()
-        ));
+        )));
     }
     for (i, (p, a)) in sig.params.iter().zip(&arrays).enumerate() {
         if !p.compatible(&Shape::scalar(a.element_type)) {
-            return Err(format!(
+            return Err(unnumbered(format!(
                 "computation `{name}` parameter {i} is {p}; it must be {}[] (the element type of operand {i})",
                 a.element_type
-            ));
+            )));
         }
     }
     let result = match &sig.result {
         Shape::Array(r) if r.is_scalar() => r.element_type,
-        other => return Err(format!("computation `{name}` returns {other}; a mapped computation must return one scalar")),
+        other => return Err(unnumbered(format!("computation `{name}` returns {other}; a mapped computation must return one scalar"))),
     };
     Ok(Shape::array(result, first.dims.clone()))
 }
@@ -129,7 +131,7 @@ pub fn window_output_dims(base: &[i64], w: &WindowAttrs) -> Check<Vec<i64>> {
     let rank = base.len();
     let per_dim = |attr: &str, n: usize| -> Check {
         if n != rank {
-            return Err(format!("{attr} has {n} entries, it needs one per operand dimension ({rank})"));
+            return Err(unnumbered(format!("{attr} has {n} entries, it needs one per operand dimension ({rank})")));
         }
         Ok(())
     };
@@ -137,13 +139,13 @@ pub fn window_output_dims(base: &[i64], w: &WindowAttrs) -> Check<Vec<i64>> {
     per_dim("window_strides", w.window_strides.len())?;
     per_dim("base_dilations", w.base_dilations.len())?;
     per_dim("window_dilations", w.window_dilations.len())?;
-    positive(&w.window_dimensions, "window_dimensions")?;
-    positive(&w.window_strides, "window_strides")?;
-    positive(&w.base_dilations, "base_dilations")?;
-    positive(&w.window_dilations, "window_dilations")?;
+    positive(&UNNUMBERED, &w.window_dimensions, "window_dimensions")?;
+    positive(&UNNUMBERED, &w.window_strides, "window_strides")?;
+    positive(&UNNUMBERED, &w.base_dilations, "base_dilations")?;
+    positive(&UNNUMBERED, &w.window_dilations, "window_dilations")?;
     let pads = w.padding.resolve(base, &w.window_dimensions, &w.window_dilations, &w.window_strides);
     if pads.len() != rank {
-        return Err(format!("padding has {} [low, high] pairs, it needs one per operand dimension ({rank})", pads.len()));
+        return Err(unnumbered(format!("padding has {} [low, high] pairs, it needs one per operand dimension ({rank})", pads.len())));
     }
     let mut out = Vec::with_capacity(rank);
     for d in 0..rank {
@@ -152,7 +154,7 @@ pub fn window_output_dims(base: &[i64], w: &WindowAttrs) -> Check<Vec<i64>> {
             if size == 0 {
                 return Ok(0);
             }
-            (size - 1).checked_mul(dilation).and_then(|x| x.checked_add(1)).ok_or_else(overflow)
+            (size - 1).checked_mul(dilation).and_then(|x| x.checked_add(1)).ok_or_else(|| unnumbered(overflow()))
         };
         let (lo, hi) = pads[d];
         let dilated_base = dilated(base[d], w.base_dilations[d])?;
@@ -169,21 +171,21 @@ pub fn window_output_dims(base: &[i64], w: &WindowAttrs) -> Check<Vec<i64>> {
 fn operands_and_inits<'a>(operands: &[&'a Shape]) -> Check<(Vec<&'a ArrayShape>, Vec<ElementType>)> {
     let n = operands.len() / 2;
     if n == 0 || 2 * n != operands.len() {
-        return Err(format!(
+        return Err(unnumbered(format!(
             "takes N operands followed by N init_values (N >= 1, so an even number of at least 2), got {} operands",
             operands.len()
-        ));
+        )));
     }
     let arrays = operand_arrays(&operands[..n])?;
     same_dims(&arrays)?;
     let mut types = Vec::with_capacity(n);
     for (i, (a, init)) in arrays.iter().zip(&operands[n..]).enumerate() {
-        let init = scalar(init, &format!("init_values[{i}]"))?;
+        let init = scalar(&UNNUMBERED, init, &format!("init_values[{i}]"))?;
         if init.element_type != a.element_type {
-            return Err(format!(
+            return Err(unnumbered(format!(
                 "init_values[{i}] has type {}, operand {i} has element type {}; they must be the same T_{i}",
                 init.element_type, a.element_type
-            ));
+            )));
         }
         types.push(a.element_type);
     }
@@ -198,7 +200,7 @@ fn operand_arrays<'a>(operands: &[&'a Shape]) -> Check<Vec<&'a ArrayShape>> {
 fn same_dims(arrays: &[&ArrayShape]) -> Check {
     for (i, a) in arrays.iter().enumerate().skip(1) {
         if a.dims != arrays[0].dims {
-            return Err(format!("all operands must have the same dimensions: operand 0 is {}, operand {i} is {a}", arrays[0]));
+            return Err(unnumbered(format!("all operands must have the same dimensions: operand 0 is {}, operand {i} is {a}", arrays[0])));
         }
     }
     Ok(())
@@ -222,23 +224,26 @@ fn check_reducer(computation: ComputationId, types: &[ElementType], ctx: &Ctx) -
     let name = ctx.computation_name(computation);
     let n = types.len();
     if sig.params.len() != 2 * n {
-        return Err(format!(
+        return Err(unnumbered(format!(
             "computation `{name}` takes {} parameters; the reducer of {n} operand{} takes {} (the running values, then the inputs)",
             sig.params.len(),
             if n == 1 { "" } else { "s" },
             2 * n
-        ));
+        )));
     }
     for (i, p) in sig.params.iter().enumerate() {
         let t = types[i % n];
         if !p.compatible(&Shape::scalar(t)) {
             let role = if i < n { "running value" } else { "input" };
-            return Err(format!("computation `{name}` parameter {i} is {p}; it must be {t}[] (the {role} of operand {})", i % n));
+            return Err(unnumbered(format!(
+                "computation `{name}` parameter {i} is {p}; it must be {t}[] (the {role} of operand {})",
+                i % n
+            )));
         }
     }
     let expected = collate(types.iter().map(|&t| Shape::scalar(t)).collect());
     if !sig.result.compatible(&expected) {
-        return Err(format!("computation `{name}` returns {}; the reducer must return {expected}", sig.result));
+        return Err(unnumbered(format!("computation `{name}` returns {}; the reducer must return {expected}", sig.result)));
     }
     Ok(())
 }
@@ -252,15 +257,15 @@ fn check_scalar_fn(id: ComputationId, role: &str, params: &[&Shape], result: &Sh
         format!("{role} must be of type ({}) -> {result}", ps.join(", "))
     };
     if sig.params.len() != params.len() {
-        return Err(format!("{role} computation `{name}` takes {} parameters; {}", sig.params.len(), wanted()));
+        return Err(unnumbered(format!("{role} computation `{name}` takes {} parameters; {}", sig.params.len(), wanted())));
     }
     for (i, (p, q)) in sig.params.iter().zip(params).enumerate() {
         if !p.compatible(q) {
-            return Err(format!("{role} computation `{name}` parameter {i} is {p}; {}", wanted()));
+            return Err(unnumbered(format!("{role} computation `{name}` parameter {i} is {p}; {}", wanted())));
         }
     }
     if !sig.result.compatible(result) {
-        return Err(format!("{role} computation `{name}` returns {}; {}", sig.result, wanted()));
+        return Err(unnumbered(format!("{role} computation `{name}` returns {}; {}", sig.result, wanted())));
     }
     Ok(())
 }

@@ -5,19 +5,21 @@ use super::Ctx;
 use crate::ir::{Op, RngAlgorithm};
 use crate::types::{ArrayShape, ElementType, Shape};
 
+declare_rules! {}
+
 pub fn infer(op: &Op, operands: &[&Shape], ctx: &Ctx) -> Check<Shape> {
     match op {
         Op::RngUniform { shape } => rng_uniform(shape, operands),
         Op::RngNormal { shape } => rng_normal(shape, operands),
         Op::RngBitGenerator { algorithm, shape } => rng_bit_generator(*algorithm, shape, operands, ctx.options.strict),
-        _ => Err(format!("{} is not a random-number op", op.name())),
+        _ => Err(unnumbered(format!("{} is not a random-number op", op.name()))),
     }
 }
 
 /// The output `shape` attribute: an array with non-negative dimensions.
 fn output(shape: &Shape) -> Check<&ArrayShape> {
     let out = array(shape, "shape")?;
-    non_negative(&out.dims, "shape dimensions")?;
+    non_negative(&UNNUMBERED, &out.dims, "shape dimensions")?;
     Ok(out)
 }
 
@@ -25,12 +27,12 @@ fn output(shape: &Shape) -> Check<&ArrayShape> {
 fn scalar_parameters(operands: &[&Shape], names: [&str; 2], out: &ArrayShape) -> Check {
     operand_count(operands, 2)?;
     for (shape, name) in operands.iter().zip(names) {
-        let p = scalar(shape, name)?;
+        let p = scalar(&UNNUMBERED, shape, name)?;
         if p.element_type != out.element_type {
-            return Err(format!(
+            return Err(unnumbered(format!(
                 "{name} has element type {}, the output shape has {}; the types must be consistent",
                 p.element_type, out.element_type
-            ));
+            )));
         }
     }
     Ok(())
@@ -42,7 +44,7 @@ fn scalar_parameters(operands: &[&Shape], names: [&str; 2], out: &ArrayShape) ->
 fn rng_uniform(shape: &Shape, operands: &[&Shape]) -> Check<Shape> {
     let out = output(shape)?;
     let t = out.element_type;
-    element_type_is(t, t.is_pred() || t.is_integer() || t.is_float(), "shape", "pred, an integer or a floating-point type")?;
+    element_type_is(&UNNUMBERED, t, t.is_pred() || t.is_integer() || t.is_float(), "shape", "pred, an integer or a floating-point type")?;
     scalar_parameters(operands, ["a", "b"], out)?;
     Ok(shape.clone())
 }
@@ -52,7 +54,7 @@ fn rng_uniform(shape: &Shape, operands: &[&Shape]) -> Check<Shape> {
 fn rng_normal(shape: &Shape, operands: &[&Shape]) -> Check<Shape> {
     let out = output(shape)?;
     let t = out.element_type;
-    element_type_is(t, t.is_float(), "shape", "a floating-point type")?;
+    element_type_is(&UNNUMBERED, t, t.is_float(), "shape", "a floating-point type")?;
     scalar_parameters(operands, ["mu", "sigma"], out)?;
     Ok(shape.clone())
 }
@@ -68,7 +70,7 @@ fn rng_bit_generator(algorithm: RngAlgorithm, shape: &Shape, operands: &[&Shape]
     operand_count(operands, 1)?;
     let state = array(operands[0], "initial_state")?;
     if state.element_type != ElementType::U64 || state.rank() != 1 || state.is_dynamic() {
-        return Err(format!("initial_state must be a u64 vector, got {}", operands[0]));
+        return Err(unnumbered(format!("initial_state must be a u64 vector, got {}", operands[0])));
     }
     let n = state.dims[0];
     let (ok, wanted) = match algorithm {
@@ -78,13 +80,13 @@ fn rng_bit_generator(algorithm: RngAlgorithm, shape: &Shape, operands: &[&Shape]
         RngAlgorithm::Default => (n == 2 || n == 3, "u64[2] or u64[3] for DEFAULT (Philox)"),
     };
     if !ok {
-        return Err(format!("initial_state has shape {}; it must be {wanted}", operands[0]));
+        return Err(unnumbered(format!("initial_state has shape {}; it must be {wanted}", operands[0])));
     }
     let out = output(shape)?;
     let t = out.element_type;
-    element_type_is(t, t.is_integer() || t.is_float(), "shape", "an integer or floating-point type (not pred or complex)")?;
+    element_type_is(&UNNUMBERED, t, t.is_integer() || t.is_float(), "shape", "an integer or floating-point type (not pred or complex)")?;
     if out.is_dynamic() {
-        return Err(format!("shape {shape} has a dynamic dimension; the output must be static"));
+        return Err(unnumbered(format!("shape {shape} has a dynamic dimension; the output must be static")));
     }
     Ok(Shape::Tuple(vec![operands[0].clone(), shape.clone()]))
 }

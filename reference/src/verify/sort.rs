@@ -5,6 +5,8 @@ use super::Ctx;
 use crate::ir::ComputationId;
 use crate::types::{ElementType, Shape};
 
+declare_rules! {}
+
 /// The dimension Sort sorts along: `None` is the last one; a negative value
 /// counts from the end (as XLA: `-1` is the builder's default, and the HLO
 /// path accepts any value in `[-rank, rank)`).
@@ -12,10 +14,10 @@ fn sort_dimension(dimension: Option<i64>, rank: usize) -> Check<usize> {
     let r = rank as i64;
     let d = dimension.unwrap_or(r - 1);
     if rank == 0 {
-        return Err("operands must have at least one dimension to sort along, got a scalar".into());
+        return Err(unnumbered("operands must have at least one dimension to sort along, got a scalar"));
     }
     if d < -r || d >= r {
-        return Err(format!("dimension {d} is out of range [-{r}, {r}) for operands with {rank} dimensions"));
+        return Err(unnumbered(format!("dimension {d} is out of range [-{r}, {r}) for operands with {rank} dimensions")));
     }
     Ok(if d < 0 { (d + r) as usize } else { d as usize })
 }
@@ -30,10 +32,10 @@ pub fn sort(comparator: ComputationId, dimension: Option<i64>, operands: &[&Shap
     for (k, s) in operands.iter().enumerate().skip(1) {
         let a = array(s, &format!("operand {k}"))?;
         if a.dims != first.dims {
-            return Err(format!(
+            return Err(unnumbered(format!(
                 "all operands must have the same dimensions: operand {k} has dimensions {:?}, operand 0 has {:?}",
                 a.dims, first.dims
-            ));
+            )));
         }
     }
     sort_dimension(dimension, first.rank())?;
@@ -42,12 +44,12 @@ pub fn sort(comparator: ComputationId, dimension: Option<i64>, operands: &[&Shap
     let sig = ctx.signature(comparator)?;
     let n = operands.len();
     if sig.params.len() != 2 * n {
-        return Err(format!(
+        return Err(unnumbered(format!(
             "comparator `{name}` takes {} parameters; sorting {n} operand{} needs 2 * {n} = {} scalar parameters",
             sig.params.len(),
             if n == 1 { "" } else { "s" },
             2 * n
-        ));
+        )));
     }
     for (p, param) in sig.params.iter().enumerate() {
         let k = p / 2;
@@ -55,13 +57,13 @@ pub fn sort(comparator: ComputationId, dimension: Option<i64>, operands: &[&Shap
         let ok = matches!((param.as_array(), t), (Some(s), Some(t)) if s.is_scalar() && s.element_type == t);
         if !ok {
             let expected = Shape::scalar(t.unwrap_or(ElementType::Pred));
-            return Err(format!(
+            return Err(unnumbered(format!(
                 "comparator `{name}` parameter {p} has shape {param}; it must be {expected}, a scalar of operand {k}'s element type"
-            ));
+            )));
         }
     }
     if !sig.result.compatible(&Shape::scalar(ElementType::Pred)) {
-        return Err(format!("comparator `{name}` must return pred[], returns {}", sig.result));
+        return Err(unnumbered(format!("comparator `{name}` must return pred[], returns {}", sig.result)));
     }
     Ok(if n == 1 { operands[0].clone() } else { Shape::Tuple(operands.iter().map(|&s| s.clone()).collect()) })
 }
@@ -73,11 +75,11 @@ pub fn top_k(k: i64, operands: &[&Shape]) -> Check<Shape> {
     operand_count(operands, 1)?;
     let a = array(operands[0], "operand")?;
     let Some(&last) = a.dims.last() else {
-        return Err("the operand must have at least one dimension, got a scalar".into());
+        return Err(unnumbered("the operand must have at least one dimension, got a scalar"));
     };
-    element_type_is(a.element_type, !a.element_type.is_complex(), "operand", "a type with an order (not complex)")?;
+    element_type_is(&UNNUMBERED, a.element_type, !a.element_type.is_complex(), "operand", "a type with an order (not complex)")?;
     if k < 0 || k > last {
-        return Err(format!("k is {k}; it must be in [0, {last}], the size of the operand's last dimension"));
+        return Err(unnumbered(format!("k is {k}; it must be in [0, {last}], the size of the operand's last dimension")));
     }
     let mut values = a.clone();
     if let Some(d) = values.dims.last_mut() {

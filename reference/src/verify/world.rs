@@ -7,6 +7,8 @@ use super::Ctx;
 use crate::ir::Op;
 use crate::types::{ElementType, Shape};
 
+declare_rules! {}
+
 pub fn infer(op: &Op, operands: &[&Shape], ctx: &Ctx) -> Check<Shape> {
     match op {
         Op::Infeed { shape, .. } => infeed(shape, operands),
@@ -14,7 +16,7 @@ pub fn infer(op: &Op, operands: &[&Shape], ctx: &Ctx) -> Check<Shape> {
         Op::CustomCall { target_name, shape, opaque } => custom_call(target_name, shape, opaque, operands, ctx),
         Op::GetDimensionSize { dimension } => get_dimension_size(*dimension, operands),
         Op::SetDimensionSize { dimension } => set_dimension_size(*dimension, operands),
-        _ => Err(format!("{} is not a world op", op.name())),
+        _ => Err(unnumbered(format!("{} is not a world op", op.name()))),
     }
 }
 
@@ -25,12 +27,12 @@ fn feed_shape(shape: &Shape, what: &str) -> Check {
     match shape {
         Shape::Array(_) => Ok(()),
         Shape::Tuple(elems) => match elems.iter().find(|e| !e.is_array()) {
-            Some(e) => {
-                Err(format!("{what} {shape} holds {e}: feeds carry an array or a tuple of arrays (nested tuple shapes are not supported)"))
-            }
+            Some(e) => Err(unnumbered(format!(
+                "{what} {shape} holds {e}: feeds carry an array or a tuple of arrays (nested tuple shapes are not supported)"
+            ))),
             None => Ok(()),
         },
-        Shape::Token => Err(format!("{what} {shape} is a token: feeds carry an array or a tuple of arrays")),
+        Shape::Token => Err(unnumbered(format!("{what} {shape} is a token: feeds carry an array or a tuple of arrays"))),
     }
 }
 
@@ -39,7 +41,7 @@ fn token_operand(operands: &[&Shape], at: usize) -> Check<bool> {
     match operands.get(at) {
         None => Ok(false),
         Some(s) if s.is_token() => Ok(true),
-        Some(s) => Err(format!("operand {at} must be a token (the ordering token), got {s}")),
+        Some(s) => Err(unnumbered(format!("operand {at} must be a token (the ordering token), got {s}"))),
     }
 }
 
@@ -48,7 +50,7 @@ fn token_operand(operands: &[&Shape], at: usize) -> Check<bool> {
 /// is `(shape, token[])`; `shape` may also be written as that whole tuple.
 pub fn infeed(shape: &Shape, operands: &[&Shape]) -> Check<Shape> {
     if operands.len() > 1 {
-        return Err(format!("takes no operand or one token, got {} operands", operands.len()));
+        return Err(unnumbered(format!("takes no operand or one token, got {} operands", operands.len())));
     }
     let with_token = token_operand(operands, 0)?;
     let data = match shape.as_tuple() {
@@ -64,7 +66,7 @@ pub fn infeed(shape: &Shape, operands: &[&Shape]) -> Check<Shape> {
 /// a token).
 pub fn outfeed(operands: &[&Shape]) -> Check<Shape> {
     if operands.is_empty() || operands.len() > 2 {
-        return Err(format!("takes the operand and an optional token, got {} operands", operands.len()));
+        return Err(unnumbered(format!("takes the operand and an optional token, got {} operands", operands.len())));
     }
     token_operand(operands, 1)?;
     feed_shape(operands[0], "the outfed value's shape")?;
@@ -87,7 +89,7 @@ pub fn custom_call(target: &str, shape: &Shape, opaque: &str, operands: &[&Shape
 pub fn get_dimension_size(dimension: i64, operands: &[&Shape]) -> Check<Shape> {
     operand_count(operands, 1)?;
     let a = array(operands[0], "the operand")?;
-    dims_in_range(&[dimension], a.rank(), "dimension")?;
+    dims_in_range(&UNNUMBERED, &[dimension], a.rank(), "dimension")?;
     Ok(Shape::scalar(ElementType::S32))
 }
 
@@ -98,11 +100,11 @@ pub fn get_dimension_size(dimension: i64, operands: &[&Shape]) -> Check<Shape> {
 pub fn set_dimension_size(dimension: i64, operands: &[&Shape]) -> Check<Shape> {
     operand_count(operands, 2)?;
     let a = array(operands[0], "the operand")?;
-    let size = scalar(operands[1], "size")?;
+    let size = scalar(&UNNUMBERED, operands[1], "size")?;
     if size.element_type != ElementType::S32 {
-        return Err(format!("size must be an s32 scalar, got {size}"));
+        return Err(unnumbered(format!("size must be an s32 scalar, got {size}")));
     }
-    dims_in_range(&[dimension], a.rank(), "dimension")?;
+    dims_in_range(&UNNUMBERED, &[dimension], a.rank(), "dimension")?;
     let mut out = a.clone();
     out.dynamic.resize(out.dims.len(), false);
     out.dynamic[dimension as usize] = true;

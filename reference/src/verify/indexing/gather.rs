@@ -5,6 +5,8 @@ use super::{batching_dims, index_array, index_batch_bounds, index_map};
 use crate::ir::GatherDims;
 use crate::types::Shape;
 
+declare_rules! {}
+
 /// Gather(operand, start_indices) with its dimension numbers.
 ///
 /// The document's rules, in its order, then XLA's for what it leaves
@@ -22,21 +24,23 @@ pub fn gather(d: &GatherDims, operands: &[&Shape]) -> Check<Shape> {
     let rank = operand.rank();
 
     // "`slice_sizes.size` has to be equal to `operand.rank`"; each slice fits.
-    length(&d.slice_sizes, rank, "slice_sizes", "the operand")?;
+    length(&UNNUMBERED, &d.slice_sizes, rank, "slice_sizes", "the operand")?;
     for (i, (&size, &bound)) in d.slice_sizes.iter().zip(&operand.dims).enumerate() {
         if size < 0 || size > bound {
-            return Err(format!("slice_sizes[{i}] = {size} is out of range [0, {bound}] (operand dimension {i})"));
+            return Err(unnumbered(format!("slice_sizes[{i}] = {size} is out of range [0, {bound}] (operand dimension {i})")));
         }
     }
 
     // `collapsed_slice_dims`: sorted, unique, operand dimensions whose slice
     // size is 1 ("These dimensions must have size 1").
-    strictly_increasing(&d.collapsed_slice_dims, "collapsed_slice_dims")?;
-    dims_in_range(&d.collapsed_slice_dims, rank, "collapsed_slice_dims")?;
+    strictly_increasing(&UNNUMBERED, &d.collapsed_slice_dims, "collapsed_slice_dims")?;
+    dims_in_range(&UNNUMBERED, &d.collapsed_slice_dims, rank, "collapsed_slice_dims")?;
     for &c in &d.collapsed_slice_dims {
         let size = d.slice_sizes[c as usize];
         if size != 1 {
-            return Err(format!("collapsed_slice_dims entry {c} has slice size {size}; collapsed dimensions must have slice size 1"));
+            return Err(unnumbered(format!(
+                "collapsed_slice_dims entry {c} has slice size {size}; collapsed dimensions must have slice size 1"
+            )));
         }
     }
 
@@ -53,7 +57,9 @@ pub fn gather(d: &GatherDims, operands: &[&Shape]) -> Check<Shape> {
     for &b in &d.operand_batching_dims {
         let size = d.slice_sizes[b as usize];
         if size != 1 {
-            return Err(format!("operand_batching_dims entry {b} has slice size {size}; batching dimensions must have slice size 1"));
+            return Err(unnumbered(format!(
+                "operand_batching_dims entry {b} has slice size {size}; batching dimensions must have slice size 1"
+            )));
         }
     }
 
@@ -69,18 +75,18 @@ pub fn gather(d: &GatherDims, operands: &[&Shape]) -> Check<Shape> {
         } else {
             format!(" + operand_batching_dims.size ({})", d.operand_batching_dims.len())
         };
-        return Err(format!(
+        return Err(unnumbered(format!(
             "operand rank {rank} must equal offset_dims.size ({}) + collapsed_slice_dims.size ({}){batching}",
             d.offset_dims.len(),
             d.collapsed_slice_dims.len()
-        ));
+        )));
     }
 
     // The output: `batch_dims.size + offset_dims.size` dimensions.
     let batch_bounds = index_batch_bounds(start_indices, d.index_vector_dim);
     let out_rank = batch_bounds.len() + d.offset_dims.len();
-    strictly_increasing(&d.offset_dims, "offset_dims")?;
-    dims_in_range(&d.offset_dims, out_rank, "offset_dims")?;
+    strictly_increasing(&UNNUMBERED, &d.offset_dims, "offset_dims")?;
+    dims_in_range(&UNNUMBERED, &d.offset_dims, out_rank, "offset_dims")?;
     let adjusted_slice_sizes: Vec<i64> = (0..rank)
         .filter(|&i| !d.collapsed_slice_dims.contains(&(i as i64)) && !d.operand_batching_dims.contains(&(i as i64)))
         .map(|i| d.slice_sizes[i])
@@ -89,7 +95,7 @@ pub fn gather(d: &GatherDims, operands: &[&Shape]) -> Check<Shape> {
     let (mut next_batch, mut next_offset) = (batch_bounds.iter(), adjusted_slice_sizes.iter());
     for i in 0..out_rank as i64 {
         let bound = if d.offset_dims.contains(&i) { next_offset.next() } else { next_batch.next() };
-        dims.push(*bound.ok_or("the output dimensions do not add up")?);
+        dims.push(*bound.ok_or_else(|| unnumbered("the output dimensions do not add up"))?);
     }
     Ok(Shape::array(operand.element_type, dims))
 }

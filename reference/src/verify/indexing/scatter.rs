@@ -6,6 +6,8 @@ use super::{batching_dims, index_array, index_batch_bounds, index_map};
 use crate::ir::{ComputationId, ScatterDims};
 use crate::types::{ArrayShape, Shape};
 
+declare_rules! {}
+
 /// Scatter(operands..., scatter_indices, updates...) with its dimension
 /// numbers: every constraint of the document's list, in its order, plus
 /// XLA's for the newer batching dimensions. The result is the operand's
@@ -14,10 +16,10 @@ pub fn scatter(d: &ScatterDims, update_computation: ComputationId, operands: &[&
     // "N is required to be greater or equal to 1": N operands, the indices, N updates.
     let n = operands.len().saturating_sub(1) / 2;
     if n == 0 || operands.len() != 2 * n + 1 {
-        return Err(format!(
+        return Err(unnumbered(format!(
             "takes N operands, scatter_indices and N updates with N >= 1 (an odd number, at least 3), got {} operands",
             operands.len()
-        ));
+        )));
     }
     let inputs: Vec<&ArrayShape> =
         operands[..n].iter().enumerate().map(|(j, s)| array(s, &format!("operands[{j}]"))).collect::<Check<_>>()?;
@@ -30,21 +32,24 @@ pub fn scatter(d: &ScatterDims, update_computation: ComputationId, operands: &[&
     // must the updates; `updates[i]` has the type `T_i` of `operands[i]`.
     for j in 1..n {
         if inputs[j].dims != operand.dims {
-            return Err(format!(
+            return Err(unnumbered(format!(
                 "operands[{j}] has dimensions {:?}, operands[0] has {:?}; they must be equal",
                 inputs[j].dims, operand.dims
-            ));
+            )));
         }
         if updates[j].dims != update.dims {
-            return Err(format!("updates[{j}] has dimensions {:?}, updates[0] has {:?}; they must be equal", updates[j].dims, update.dims));
+            return Err(unnumbered(format!(
+                "updates[{j}] has dimensions {:?}, updates[0] has {:?}; they must be equal",
+                updates[j].dims, update.dims
+            )));
         }
     }
     for j in 0..n {
         if updates[j].element_type != inputs[j].element_type {
-            return Err(format!(
+            return Err(unnumbered(format!(
                 "updates[{j}] has element type {}, operands[{j}] has {}; they must be equal",
                 updates[j].element_type, inputs[j].element_type
-            ));
+            )));
         }
     }
 
@@ -57,23 +62,23 @@ pub fn scatter(d: &ScatterDims, update_computation: ComputationId, operands: &[&
     // trailing 1 when `index_vector_dim == scatter_indices.rank`).
     let expected_rank = d.update_window_dims.len() + scatter_bounds.len();
     if update.rank() != expected_rank {
-        return Err(format!(
+        return Err(unnumbered(format!(
             "updates have rank {}; they must have update_window_dims.size ({}) + scatter_indices.rank - 1 ({}) = {expected_rank} dimensions",
             update.rank(),
             d.update_window_dims.len(),
             scatter_bounds.len()
-        ));
+        )));
     }
 
     // "`update_window_dims` must be in ascending order, not have any
     // repeating dimension numbers, and be in the range `[0, updates.rank)`."
-    strictly_increasing(&d.update_window_dims, "update_window_dims")?;
-    dims_in_range(&d.update_window_dims, update.rank(), "update_window_dims")?;
+    strictly_increasing(&UNNUMBERED, &d.update_window_dims, "update_window_dims")?;
+    dims_in_range(&UNNUMBERED, &d.update_window_dims, update.rank(), "update_window_dims")?;
 
     // "`inserted_window_dims` must be in ascending order, not have any
     // repeating dimension numbers, and be in the range `[0, operand.rank)`."
-    strictly_increasing(&d.inserted_window_dims, "inserted_window_dims")?;
-    dims_in_range(&d.inserted_window_dims, rank, "inserted_window_dims")?;
+    strictly_increasing(&UNNUMBERED, &d.inserted_window_dims, "inserted_window_dims")?;
+    dims_in_range(&UNNUMBERED, &d.inserted_window_dims, rank, "inserted_window_dims")?;
 
     // Batching dimensions (newer XLA): neither inserted nor mapped.
     batching_dims(
@@ -95,11 +100,11 @@ pub fn scatter(d: &ScatterDims, update_computation: ComputationId, operands: &[&
         } else {
             format!(" + input_batching_dims.size ({})", d.input_batching_dims.len())
         };
-        return Err(format!(
+        return Err(unnumbered(format!(
             "operand rank {rank} must equal update_window_dims.size ({}) + inserted_window_dims.size ({}){batching}",
             d.update_window_dims.len(),
             d.inserted_window_dims.len()
-        ));
+        )));
     }
 
     // "`scatter_dims_to_operand_dims.size` must be equal to
@@ -124,17 +129,17 @@ pub fn scatter(d: &ScatterDims, update_computation: ComputationId, operands: &[&
         if d.update_window_dims.contains(&(i as i64)) {
             let limit = adjusted_window_bounds[window_k];
             if bound > limit {
-                return Err(format!(
+                return Err(unnumbered(format!(
                     "updates dimension {i} (update_window_dims[{window_k}]) has bound {bound}, more than the operand's adjusted_window_bounds[{window_k}] = {limit}"
-                ));
+                )));
             }
             window_k += 1;
         } else {
             let expected = scatter_bounds[scatter_k];
             if bound != expected {
-                return Err(format!(
+                return Err(unnumbered(format!(
                     "updates dimension {i} (update_scatter_dims[{scatter_k}]) has bound {bound}; it must equal the scatter_indices bound {expected}"
-                ));
+                )));
             }
             scatter_k += 1;
         }
@@ -154,22 +159,22 @@ fn update_computation_signature(id: ComputationId, inputs: &[&ArrayShape], ctx: 
     let n = inputs.len();
     let scalar_of = |j: usize| Shape::scalar(inputs[j].element_type);
     if sig.params.len() != 2 * n {
-        return Err(format!(
+        return Err(unnumbered(format!(
             "update_computation `{name}` takes {} parameters; with {n} operand{} it must take {} (the current values, then the updates)",
             sig.params.len(),
             if n == 1 { "" } else { "s" },
             2 * n
-        ));
+        )));
     }
     for (p, param) in sig.params.iter().enumerate() {
         let expected = scalar_of(p % n);
         if !param.compatible(&expected) {
-            return Err(format!("update_computation `{name}` parameter {p} has shape {param}; it must be {expected}"));
+            return Err(unnumbered(format!("update_computation `{name}` parameter {p} has shape {param}; it must be {expected}")));
         }
     }
     let expected = if n == 1 { scalar_of(0) } else { Shape::Tuple((0..n).map(scalar_of).collect()) };
     if !sig.result.compatible(&expected) {
-        return Err(format!("update_computation `{name}` returns {}; it must return {expected}", sig.result));
+        return Err(unnumbered(format!("update_computation `{name}` returns {}; it must return {expected}", sig.result)));
     }
     Ok(())
 }
