@@ -1,5 +1,5 @@
 //! The differential tester finds planted bugs: with a deliberate bug
-//! switched on in the fast engine (feature `planted-bugs`, test-only), a
+//! switched on in the fast engine (`xlaref_fast::planted`, test-only), a
 //! short `xlaref fuzz`-style campaign over the affected op must report a
 //! disagreement within 60 seconds.
 

@@ -1,7 +1,13 @@
 //! Deliberate bugs, for showing that the differential tester finds bugs
-//! (tests/planted_bugs.rs). They exist only with the test-only feature
-//! `planted-bugs` and only while a test switches one on; otherwise
-//! [`active`] is the constant `false` and the checks compile away.
+//! (tests/planted_bugs.rs). No bug is planted unless a test calls [`plant`];
+//! the CLI never does.
+//!
+//! This was a cargo feature; as a run-time switch it saves the test build a
+//! third compilation of this crate (the feature made cargo build it once
+//! with and once without). The checks sit outside the vectorized loops: a
+//! relaxed load of one byte where they are.
+
+use std::sync::atomic::{AtomicU8, Ordering};
 
 /// The bugs that can be planted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,25 +23,17 @@ pub enum Bug {
     ScatterSwapsOperands = 3,
 }
 
-#[cfg(feature = "planted-bugs")]
-static ACTIVE: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+static ACTIVE: AtomicU8 = AtomicU8::new(0);
 
 /// Whether `bug` is planted now.
 #[inline]
 pub fn active(bug: Bug) -> bool {
-    #[cfg(feature = "planted-bugs")]
-    {
-        ACTIVE.load(std::sync::atomic::Ordering::Relaxed) == bug as u8
-    }
-    #[cfg(not(feature = "planted-bugs"))]
-    {
-        let _ = bug;
-        false
-    }
+    ACTIVE.load(Ordering::Relaxed) == bug as u8
 }
 
-/// Plants `bug` (None: removes the planted bug).
-#[cfg(feature = "planted-bugs")]
+/// Plants `bug` (None: removes the planted bug). For tests only: a planted
+/// bug makes the engine wrong on purpose, process-wide.
+#[doc(hidden)]
 pub fn plant(bug: Option<Bug>) {
-    ACTIVE.store(bug.map_or(0, |b| b as u8), std::sync::atomic::Ordering::Relaxed);
+    ACTIVE.store(bug.map_or(0, |b| b as u8), Ordering::Relaxed);
 }

@@ -56,7 +56,7 @@ pub struct VerifyError {
     pub computation: String,
     /// Empty for errors about the module or a computation as a whole.
     pub instruction: String,
-    pub op: String,
+    pub op: &'static str,
     /// The rule broken (docs/rules.md).
     pub rule: &'static Rule,
     /// How this instruction broke it.
@@ -128,7 +128,7 @@ mod tests {
         let e = VerifyError {
             computation: "m\u{7}".into(),
             instruction: String::new(),
-            op: String::new(),
+            op: "",
             rule: &crate::verify::rules::OPERAND_COUNT,
             detail: "r".into(),
             location: None,

@@ -1,33 +1,45 @@
 //! Values: arrays (a shape and one typed vector of elements, row-major),
 //! tuples of values, and tokens.
 
-use half::{bf16, f16};
-use num_complex::Complex;
-
-use crate::numerics::f8::{F8E4M3FN, F8E5M2};
 use crate::types::{ArrayShape, Element, ElementType, Shape};
 
-/// The elements of an array, one vector per element type.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Data {
-    Pred(Vec<bool>),
-    S8(Vec<i8>),
-    S16(Vec<i16>),
-    S32(Vec<i32>),
-    S64(Vec<i64>),
-    U8(Vec<u8>),
-    U16(Vec<u16>),
-    U32(Vec<u32>),
-    U64(Vec<u64>),
-    F16(Vec<f16>),
-    BF16(Vec<bf16>),
-    F32(Vec<f32>),
-    F64(Vec<f64>),
-    C64(Vec<Complex<f32>>),
-    C128(Vec<Complex<f64>>),
-    F8E4M3FN(Vec<F8E4M3FN>),
-    F8E5M2(Vec<F8E5M2>),
+macro_rules! data_enum {
+    ([] $($v:ident: $t:ty, $name:literal, $class:ident, $bits:literal;)*) => {
+        /// The elements of an array, one vector per element type.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum Data {
+            $($v(Vec<$t>),)*
+        }
+
+        $(impl Stored for $t {
+            fn wrap(v: Vec<Self>) -> Data {
+                Data::$v(v)
+            }
+            fn slice(d: &Data) -> Option<&[Self]> {
+                match d {
+                    Data::$v(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn slice_mut(d: &mut Data) -> Option<&mut Vec<Self>> {
+                match d {
+                    Data::$v(v) => Some(v),
+                    _ => None,
+                }
+            }
+        })*
+
+        impl Data {
+            /// `n` zeros (false, +0, 0+0i) of the given type.
+            pub fn zeros(element_type: ElementType, n: usize) -> Data {
+                match element_type {
+                    $(ElementType::$v => Data::$v(vec![<$t>::default(); n]),)*
+                }
+            }
+        }
+    };
 }
+crate::element_types!([data_enum]);
 
 /// Runs `$body` with `$v` bound to the typed vector inside a [`Data`],
 /// whatever its element type: how generic element code is instantiated for
@@ -35,25 +47,82 @@ pub enum Data {
 #[macro_export]
 macro_rules! with_data {
     ($data:expr, $v:ident => $body:expr) => {
+        $crate::element_types!([$crate::with_data_arms] $data, $v => $body)
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! with_data_arms {
+    ([$data:expr, $x:ident => $body:expr] $($v:ident: $t:ty, $name:literal, $class:ident, $bits:literal;)*) => {
         match $data {
-            $crate::literal::Data::Pred($v) => $body,
-            $crate::literal::Data::S8($v) => $body,
-            $crate::literal::Data::S16($v) => $body,
-            $crate::literal::Data::S32($v) => $body,
-            $crate::literal::Data::S64($v) => $body,
-            $crate::literal::Data::U8($v) => $body,
-            $crate::literal::Data::U16($v) => $body,
-            $crate::literal::Data::U32($v) => $body,
-            $crate::literal::Data::U64($v) => $body,
-            $crate::literal::Data::F16($v) => $body,
-            $crate::literal::Data::BF16($v) => $body,
-            $crate::literal::Data::F32($v) => $body,
-            $crate::literal::Data::F64($v) => $body,
-            $crate::literal::Data::C64($v) => $body,
-            $crate::literal::Data::C128($v) => $body,
-            $crate::literal::Data::F8E4M3FN($v) => $body,
-            $crate::literal::Data::F8E5M2($v) => $body,
+            $($crate::literal::Data::$v($x) => $body,)*
         }
+    };
+}
+
+/// Runs the expression for the class of a [`Data`]'s element type, with
+/// `$v` bound to its typed vector: `by_class!(data, v => { pred: e1, int:
+/// e2, float: e3, complex: e4 })` (signed and unsigned integers share
+/// `int`). The evaluator's per-type dispatch, written once per op for the
+/// four classes instead of once per type.
+#[macro_export]
+macro_rules! by_class {
+    ($data:expr, $v:ident => $picks:tt) => {
+        $crate::element_types!([$crate::by_class_arms] $data, $v => $picks)
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! by_class_arms {
+    ([$data:expr, $x:ident => $picks:tt] $($v:ident: $t:ty, $name:literal, $class:ident, $bits:literal;)*) => {
+        match $data {
+            // A class's expression may ignore the vector (an error for that class).
+            $(#[allow(unused_variables)]
+            $crate::literal::Data::$v($x) => $crate::pick_class!($class $picks),)*
+        }
+    };
+}
+
+/// Like [`by_class!`] for two operands of one element type:
+/// `by_class2!((a_data, b_data), (a, b) => { ... } else other)`.
+#[macro_export]
+macro_rules! by_class2 {
+    (($l:expr, $r:expr), ($a:ident, $b:ident) => $picks:tt else $other:expr) => {
+        $crate::element_types!([$crate::by_class2_arms] $l, $r, $a, $b => $picks else $other)
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! by_class2_arms {
+    ([$l:expr, $r:expr, $a:ident, $b:ident => $picks:tt else $other:expr] $($v:ident: $t:ty, $name:literal, $class:ident, $bits:literal;)*) => {
+        match ($l, $r) {
+            $(#[allow(unused_variables)]
+            ($crate::literal::Data::$v($a), $crate::literal::Data::$v($b)) => $crate::pick_class!($class $picks),)*
+            _ => $other,
+        }
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! pick_class {
+    (Pred {pred: $p:expr, int: $i:expr, float: $f:expr, complex: $c:expr $(,)?}) => {
+        $p
+    };
+    (Signed {pred: $p:expr, int: $i:expr, float: $f:expr, complex: $c:expr $(,)?}) => {
+        $i
+    };
+    (Unsigned {pred: $p:expr, int: $i:expr, float: $f:expr, complex: $c:expr $(,)?}) => {
+        $i
+    };
+    (Float {pred: $p:expr, int: $i:expr, float: $f:expr, complex: $c:expr $(,)?}) => {
+        $f
+    };
+    (Complex {pred: $p:expr, int: $i:expr, float: $f:expr, complex: $c:expr $(,)?}) => {
+        $c
     };
 }
 
@@ -64,71 +133,7 @@ pub trait Stored: Element {
     fn slice_mut(d: &mut Data) -> Option<&mut Vec<Self>>;
 }
 
-macro_rules! stored {
-    ($t:ty, $variant:ident) => {
-        impl Stored for $t {
-            fn wrap(v: Vec<Self>) -> Data {
-                Data::$variant(v)
-            }
-            fn slice(d: &Data) -> Option<&[Self]> {
-                match d {
-                    Data::$variant(v) => Some(v),
-                    _ => None,
-                }
-            }
-            fn slice_mut(d: &mut Data) -> Option<&mut Vec<Self>> {
-                match d {
-                    Data::$variant(v) => Some(v),
-                    _ => None,
-                }
-            }
-        }
-    };
-}
-
-stored!(bool, Pred);
-stored!(i8, S8);
-stored!(i16, S16);
-stored!(i32, S32);
-stored!(i64, S64);
-stored!(u8, U8);
-stored!(u16, U16);
-stored!(u32, U32);
-stored!(u64, U64);
-stored!(f16, F16);
-stored!(bf16, BF16);
-stored!(f32, F32);
-stored!(f64, F64);
-stored!(Complex<f32>, C64);
-stored!(Complex<f64>, C128);
-stored!(F8E4M3FN, F8E4M3FN);
-stored!(F8E5M2, F8E5M2);
-
 impl Data {
-    /// `n` zeros (false, +0, 0+0i) of the given type.
-    pub fn zeros(element_type: ElementType, n: usize) -> Data {
-        use ElementType as E;
-        match element_type {
-            E::Pred => Data::Pred(vec![false; n]),
-            E::S8 => Data::S8(vec![0; n]),
-            E::S16 => Data::S16(vec![0; n]),
-            E::S32 => Data::S32(vec![0; n]),
-            E::S64 => Data::S64(vec![0; n]),
-            E::U8 => Data::U8(vec![0; n]),
-            E::U16 => Data::U16(vec![0; n]),
-            E::U32 => Data::U32(vec![0; n]),
-            E::U64 => Data::U64(vec![0; n]),
-            E::F16 => Data::F16(vec![f16::ZERO; n]),
-            E::BF16 => Data::BF16(vec![bf16::ZERO; n]),
-            E::F32 => Data::F32(vec![0.0; n]),
-            E::F64 => Data::F64(vec![0.0; n]),
-            E::C64 => Data::C64(vec![Complex::new(0.0, 0.0); n]),
-            E::C128 => Data::C128(vec![Complex::new(0.0, 0.0); n]),
-            E::F8E4M3FN => Data::F8E4M3FN(vec![F8E4M3FN::default(); n]),
-            E::F8E5M2 => Data::F8E5M2(vec![F8E5M2::default(); n]),
-        }
-    }
-
     pub fn element_type(&self) -> ElementType {
         fn of<T: Element>(_: &[T]) -> ElementType {
             T::TYPE

@@ -13,7 +13,6 @@
 
 use std::cell::{OnceCell, RefCell};
 
-use half::{bf16, f16};
 use num_complex::Complex;
 
 use super::element::*;
@@ -21,9 +20,8 @@ use super::{internal, Interpreter};
 use crate::error::RunError;
 use crate::ir::{BinaryOp, ComputationId, Direction, Op, UnaryOp};
 use crate::literal::{Data, Literal};
-use crate::numerics::complex as cx;
+use crate::numerics::complex::{self as cx, Widened};
 use crate::numerics::convert::{FromNum, ToNum};
-use crate::numerics::f8::{F8E4M3FN, F8E5M2};
 use crate::numerics::float::Float;
 use crate::numerics::int::Int;
 use crate::scalar::Scalar;
@@ -175,13 +173,6 @@ fn unsupported(op: &str, s: Scalar) -> RunError {
     internal(&format!("{op} on {}", s.element_type()))
 }
 
-fn widen(z: Complex<f32>) -> Complex<f64> {
-    Complex::new(z.re as f64, z.im as f64)
-}
-fn narrow(z: Complex<f64>) -> Complex<f32> {
-    Complex::new(z.re as f32, z.im as f32)
-}
-
 /// One element-wise unary function on one scalar (same tables as arrays).
 pub fn unary(op: UnaryOp, s: Scalar) -> Result<Scalar, RunError> {
     fn int<T: Int>(op: UnaryOp, x: T, s: Scalar) -> Result<T, RunError> {
@@ -190,46 +181,32 @@ pub fn unary(op: UnaryOp, s: Scalar) -> Result<Scalar, RunError> {
     fn float<T: Float>(op: UnaryOp, x: T, s: Scalar) -> Result<T, RunError> {
         Ok(float_unary::<T>(op).ok_or_else(|| unsupported(op.name(), s))?(x))
     }
-    fn complex(op: UnaryOp, z: Complex<f64>, s: Scalar) -> Result<Complex<f64>, RunError> {
-        Ok(complex_unary(op).ok_or_else(|| unsupported(op.name(), s))?(z))
+    fn complex<T: Widened + Into<Scalar>>(op: UnaryOp, z: T, s: Scalar) -> Result<Scalar, RunError>
+    where
+        T::Part: Into<Scalar>,
+    {
+        Ok(match op {
+            UnaryOp::Abs => T::part(cx::abs(z.widen())).into(),
+            UnaryOp::Real => T::part(z.widen().re).into(),
+            UnaryOp::Imag => T::part(z.widen().im).into(),
+            _ => T::narrow(complex_unary(op).ok_or_else(|| unsupported(op.name(), s))?(z.widen())).into(),
+        })
     }
-    use Scalar as S;
     if let Some(test) = float_predicate(op) {
-        return Ok(S::Pred(test(match s {
-            S::F16(x) => x.to_f64(),
-            S::BF16(x) => x.to_f64(),
-            S::F32(x) => x.to_f64(),
-            S::F64(x) => x,
-            S::F8E4M3FN(x) => x.to_f64(),
-            S::F8E5M2(x) => x.to_f64(),
-            _ => return Err(unsupported(op.name(), s)),
-        })));
+        let x = crate::scalar_by_class!(s, x => {
+            pred: return Err(unsupported(op.name(), s)),
+            int: return Err(unsupported(op.name(), s)),
+            float: x.to_f64(),
+            complex: return Err(unsupported(op.name(), s)),
+        });
+        return Ok(Scalar::Pred(test(x)));
     }
-    Ok(match (op, s) {
-        (UnaryOp::Abs, S::C64(z)) => S::F32(cx::abs(widen(z)) as f32),
-        (UnaryOp::Abs, S::C128(z)) => S::F64(cx::abs(z)),
-        (UnaryOp::Real, S::C64(z)) => S::F32(z.re),
-        (UnaryOp::Real, S::C128(z)) => S::F64(z.re),
-        (UnaryOp::Imag, S::C64(z)) => S::F32(z.im),
-        (UnaryOp::Imag, S::C128(z)) => S::F64(z.im),
-        (_, S::Pred(x)) => S::Pred(pred_unary(op).ok_or_else(|| unsupported(op.name(), s))?(x)),
-        (_, S::S8(x)) => S::S8(int(op, x, s)?),
-        (_, S::S16(x)) => S::S16(int(op, x, s)?),
-        (_, S::S32(x)) => S::S32(int(op, x, s)?),
-        (_, S::S64(x)) => S::S64(int(op, x, s)?),
-        (_, S::U8(x)) => S::U8(int(op, x, s)?),
-        (_, S::U16(x)) => S::U16(int(op, x, s)?),
-        (_, S::U32(x)) => S::U32(int(op, x, s)?),
-        (_, S::U64(x)) => S::U64(int(op, x, s)?),
-        (_, S::F16(x)) => S::F16(float(op, x, s)?),
-        (_, S::BF16(x)) => S::BF16(float(op, x, s)?),
-        (_, S::F32(x)) => S::F32(float(op, x, s)?),
-        (_, S::F64(x)) => S::F64(float(op, x, s)?),
-        (_, S::F8E4M3FN(x)) => S::F8E4M3FN(float(op, x, s)?),
-        (_, S::F8E5M2(x)) => S::F8E5M2(float(op, x, s)?),
-        (_, S::C64(z)) => S::C64(narrow(complex(op, widen(z), s)?)),
-        (_, S::C128(z)) => S::C128(complex(op, z, s)?),
-    })
+    Ok(crate::scalar_by_class!(s, x => {
+        pred: Scalar::Pred(pred_unary(op).ok_or_else(|| unsupported(op.name(), s))?(x)),
+        int: int(op, x, s)?.into(),
+        float: float(op, x, s)?.into(),
+        complex: complex(op, x, s)?,
+    }))
 }
 
 /// One element-wise binary op on two scalars of one type.
@@ -240,31 +217,21 @@ pub fn binary(op: BinaryOp, a: Scalar, b: Scalar) -> Result<Scalar, RunError> {
     fn float<T: Float>(op: BinaryOp, x: T, y: T, s: Scalar) -> Result<T, RunError> {
         Ok(float_binary::<T>(op).ok_or_else(|| unsupported(op.name(), s))?(x, y))
     }
-    fn complex(op: BinaryOp, x: Complex<f64>, y: Complex<f64>, s: Scalar) -> Result<Complex<f64>, RunError> {
-        Ok(complex_binary(op).ok_or_else(|| unsupported(op.name(), s))?(x, y))
+    fn complex<T: Widened + Into<Scalar>>(op: BinaryOp, x: T, y: T, s: Scalar) -> Result<Scalar, RunError> {
+        let f = complex_binary(op).ok_or_else(|| unsupported(op.name(), s))?;
+        Ok(T::narrow(f(x.widen(), y.widen())).into())
     }
     use Scalar as S;
     Ok(match (a, b) {
+        // Complex(re, im) builds a c64/c128 from two f32/f64 scalars.
         (S::F32(x), S::F32(y)) if op == BinaryOp::Complex => S::C64(Complex::new(x, y)),
         (S::F64(x), S::F64(y)) if op == BinaryOp::Complex => S::C128(Complex::new(x, y)),
-        (S::Pred(x), S::Pred(y)) => S::Pred(pred_binary(op).ok_or_else(|| unsupported(op.name(), a))?(x, y)),
-        (S::S8(x), S::S8(y)) => S::S8(int(op, x, y, a)?),
-        (S::S16(x), S::S16(y)) => S::S16(int(op, x, y, a)?),
-        (S::S32(x), S::S32(y)) => S::S32(int(op, x, y, a)?),
-        (S::S64(x), S::S64(y)) => S::S64(int(op, x, y, a)?),
-        (S::U8(x), S::U8(y)) => S::U8(int(op, x, y, a)?),
-        (S::U16(x), S::U16(y)) => S::U16(int(op, x, y, a)?),
-        (S::U32(x), S::U32(y)) => S::U32(int(op, x, y, a)?),
-        (S::U64(x), S::U64(y)) => S::U64(int(op, x, y, a)?),
-        (S::F16(x), S::F16(y)) => S::F16(float::<f16>(op, x, y, a)?),
-        (S::BF16(x), S::BF16(y)) => S::BF16(float::<bf16>(op, x, y, a)?),
-        (S::F32(x), S::F32(y)) => S::F32(float(op, x, y, a)?),
-        (S::F64(x), S::F64(y)) => S::F64(float(op, x, y, a)?),
-        (S::F8E4M3FN(x), S::F8E4M3FN(y)) => S::F8E4M3FN(float::<F8E4M3FN>(op, x, y, a)?),
-        (S::F8E5M2(x), S::F8E5M2(y)) => S::F8E5M2(float::<F8E5M2>(op, x, y, a)?),
-        (S::C64(x), S::C64(y)) => S::C64(narrow(complex(op, widen(x), widen(y), a)?)),
-        (S::C128(x), S::C128(y)) => S::C128(complex(op, x, y, a)?),
-        _ => return Err(internal("binary scalars of different types")),
+        (a, b) => crate::scalar_by_class2!((a, b), (x, y) => {
+            pred: S::Pred(pred_binary(op).ok_or_else(|| unsupported(op.name(), a))?(x, y)),
+            int: int(op, x, y, a)?.into(),
+            float: float(op, x, y, a)?.into(),
+            complex: complex(op, x, y, a)?,
+        } else return Err(internal("binary scalars of different types"))),
     })
 }
 
@@ -273,28 +240,13 @@ pub fn compare(direction: Direction, total_order: bool, a: Scalar, b: Scalar) ->
     fn with<T: Copy>(x: T, y: T, (d, lt, eq): (Direction, Cmp<T>, Cmp<T>)) -> bool {
         decide(d, x, y, lt, eq)
     }
-    use Scalar as S;
     let ne = direction == Direction::Ne;
-    Ok(match (a, b) {
-        (S::Pred(x), S::Pred(y)) => with(x, y, ordered_compare(direction)),
-        (S::S8(x), S::S8(y)) => with(x, y, ordered_compare(direction)),
-        (S::S16(x), S::S16(y)) => with(x, y, ordered_compare(direction)),
-        (S::S32(x), S::S32(y)) => with(x, y, ordered_compare(direction)),
-        (S::S64(x), S::S64(y)) => with(x, y, ordered_compare(direction)),
-        (S::U8(x), S::U8(y)) => with(x, y, ordered_compare(direction)),
-        (S::U16(x), S::U16(y)) => with(x, y, ordered_compare(direction)),
-        (S::U32(x), S::U32(y)) => with(x, y, ordered_compare(direction)),
-        (S::U64(x), S::U64(y)) => with(x, y, ordered_compare(direction)),
-        (S::F16(x), S::F16(y)) => with(x, y, float_compare(direction, total_order)),
-        (S::BF16(x), S::BF16(y)) => with(x, y, float_compare(direction, total_order)),
-        (S::F32(x), S::F32(y)) => with(x, y, float_compare(direction, total_order)),
-        (S::F64(x), S::F64(y)) => with(x, y, float_compare(direction, total_order)),
-        (S::F8E4M3FN(x), S::F8E4M3FN(y)) => with(x, y, float_compare(direction, total_order)),
-        (S::F8E5M2(x), S::F8E5M2(y)) => with(x, y, float_compare(direction, total_order)),
-        (S::C64(x), S::C64(y)) => (x == y) != ne,
-        (S::C128(x), S::C128(y)) => (x == y) != ne,
-        _ => return Err(internal("compared scalars of different types")),
-    })
+    Ok(crate::scalar_by_class2!((a, b), (x, y) => {
+        pred: with(x, y, ordered_compare(direction)),
+        int: with(x, y, ordered_compare(direction)),
+        float: with(x, y, float_compare(direction, total_order)),
+        complex: (x == y) != ne,
+    } else return Err(internal("compared scalars of different types"))))
 }
 
 /// ConvertElementType of one scalar (numerics/convert.rs).

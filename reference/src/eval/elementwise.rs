@@ -4,7 +4,6 @@
 
 use std::borrow::Cow;
 
-use half::{bf16, f16};
 use num_complex::Complex;
 
 use super::broadcast::broadcast_to;
@@ -13,9 +12,8 @@ use super::internal;
 use crate::error::RunError;
 use crate::ir::{BinaryOp, Direction, UnaryOp};
 use crate::literal::{ArrayLiteral, Data, Literal, Stored};
-use crate::numerics::complex as cx;
+use crate::numerics::complex::{self as cx, Widened};
 use crate::numerics::convert;
-use crate::numerics::f8::{F8E4M3FN, F8E5M2};
 use crate::numerics::float::Float;
 use crate::numerics::int::Int;
 use crate::numerics::small_float::exponent_of;
@@ -55,14 +53,6 @@ fn zip<T: Copy, U: Clone>(a: &[T], b: &[T], f: impl Fn(T, T) -> U) -> Vec<U> {
     out
 }
 
-/// c64 values computed in c128 and rounded part by part.
-fn widen(z: Complex<f32>) -> Complex<f64> {
-    Complex::new(z.re as f64, z.im as f64)
-}
-fn narrow(z: Complex<f64>) -> Complex<f32> {
-    Complex::new(z.re as f32, z.im as f32)
-}
-
 /// Element-wise unary functions: `op` applied to every element.
 pub fn unary(op: UnaryOp, x: &ArrayLiteral, out: &ArrayShape) -> R<ArrayLiteral> {
     fn int<T: Int + Stored>(op: UnaryOp, v: &[T]) -> R<Data> {
@@ -76,43 +66,27 @@ pub fn unary(op: UnaryOp, x: &ArrayLiteral, out: &ArrayShape) -> R<ArrayLiteral>
         let f = float_unary::<T>(op).ok_or_else(|| unsupported(op.name(), T::TYPE))?;
         Ok(T::wrap(map(v, f)))
     }
-    fn complex<P: Copy, T: Stored + Copy>(
-        op: UnaryOp,
-        v: &[T],
-        up: fn(T) -> Complex<f64>,
-        down: fn(Complex<f64>) -> T,
-        part: fn(f64) -> P,
-        wrap: fn(Vec<P>) -> Data,
-    ) -> R<Data> {
+    fn complex<T: Widened + Stored>(op: UnaryOp, v: &[T]) -> R<Data>
+    where
+        T::Part: Stored,
+    {
+        let part = |p: f64| T::part(p);
         Ok(match op {
-            UnaryOp::Abs => wrap(map(v, |z| part(cx::abs(up(z))))),
-            UnaryOp::Real => wrap(map(v, |z| part(up(z).re))),
-            UnaryOp::Imag => wrap(map(v, |z| part(up(z).im))),
+            UnaryOp::Abs => T::Part::wrap(map(v, |z| part(cx::abs(z.widen())))),
+            UnaryOp::Real => T::Part::wrap(map(v, |z| part(z.widen().re))),
+            UnaryOp::Imag => T::Part::wrap(map(v, |z| part(z.widen().im))),
             _ => {
                 let f = complex_unary(op).ok_or_else(|| unsupported(op.name(), "complex"))?;
-                T::wrap(map(v, |z| down(f(up(z)))))
+                T::wrap(map(v, |z| T::narrow(f(z.widen()))))
             }
         })
     }
-    let data = match &x.data {
-        Data::Pred(v) => Data::Pred(map(v, pred_unary(op).ok_or_else(|| unsupported(op.name(), "pred"))?)),
-        Data::S8(v) => int(op, v)?,
-        Data::S16(v) => int(op, v)?,
-        Data::S32(v) => int(op, v)?,
-        Data::S64(v) => int(op, v)?,
-        Data::U8(v) => int(op, v)?,
-        Data::U16(v) => int(op, v)?,
-        Data::U32(v) => int(op, v)?,
-        Data::U64(v) => int(op, v)?,
-        Data::F16(v) => float(op, v)?,
-        Data::BF16(v) => float(op, v)?,
-        Data::F32(v) => float(op, v)?,
-        Data::F64(v) => float(op, v)?,
-        Data::F8E4M3FN(v) => float(op, v)?,
-        Data::F8E5M2(v) => float(op, v)?,
-        Data::C64(v) => complex(op, v, widen, narrow, |p| p as f32, Data::F32)?,
-        Data::C128(v) => complex(op, v, |z| z, |z| z, |p| p, Data::F64)?,
-    };
+    let data = crate::by_class!(&x.data, v => {
+        pred: Data::Pred(map(v, pred_unary(op).ok_or_else(|| unsupported(op.name(), "pred"))?)),
+        int: int(op, v)?,
+        float: float(op, v)?,
+        complex: complex(op, v)?,
+    });
     Ok(ArrayLiteral::with_shape(out.clone(), data))
 }
 
@@ -155,30 +129,20 @@ pub fn binary(
         let f = float_binary::<T>(op).ok_or_else(|| unsupported(op.name(), T::TYPE))?;
         Ok(T::wrap(zip(a, b, f)))
     }
+    fn complex<T: Widened + Stored>(op: BinaryOp, a: &[T], b: &[T]) -> R<Data> {
+        let f = complex_binary(op).ok_or_else(|| unsupported(op.name(), T::TYPE))?;
+        Ok(T::wrap(zip(a, b, |x, y| T::narrow(f(x.widen(), y.widen())))))
+    }
+    // Complex(re, im) builds c64/c128 from two f32/f64 arrays.
     let data = match (&l.data, &r.data) {
-        (Data::Pred(a), Data::Pred(b)) => Data::Pred(zip(a, b, pred_binary(op).ok_or_else(|| unsupported(op.name(), "pred"))?)),
-        (Data::S8(a), Data::S8(b)) => int(op, a, b)?,
-        (Data::S16(a), Data::S16(b)) => int(op, a, b)?,
-        (Data::S32(a), Data::S32(b)) => int(op, a, b)?,
-        (Data::S64(a), Data::S64(b)) => int(op, a, b)?,
-        (Data::U8(a), Data::U8(b)) => int(op, a, b)?,
-        (Data::U16(a), Data::U16(b)) => int(op, a, b)?,
-        (Data::U32(a), Data::U32(b)) => int(op, a, b)?,
-        (Data::U64(a), Data::U64(b)) => int(op, a, b)?,
         (Data::F32(a), Data::F32(b)) if op == BinaryOp::Complex => Data::C64(zip(a, b, Complex::new)),
         (Data::F64(a), Data::F64(b)) if op == BinaryOp::Complex => Data::C128(zip(a, b, Complex::new)),
-        (Data::F16(a), Data::F16(b)) => float::<f16>(op, a, b)?,
-        (Data::BF16(a), Data::BF16(b)) => float::<bf16>(op, a, b)?,
-        (Data::F32(a), Data::F32(b)) => float(op, a, b)?,
-        (Data::F64(a), Data::F64(b)) => float(op, a, b)?,
-        (Data::F8E4M3FN(a), Data::F8E4M3FN(b)) => float::<F8E4M3FN>(op, a, b)?,
-        (Data::F8E5M2(a), Data::F8E5M2(b)) => float::<F8E5M2>(op, a, b)?,
-        (Data::C64(a), Data::C64(b)) => {
-            let f = complex_binary(op).ok_or_else(|| unsupported(op.name(), "c64"))?;
-            Data::C64(zip(a, b, |x, y| narrow(f(widen(x), widen(y)))))
-        }
-        (Data::C128(a), Data::C128(b)) => Data::C128(zip(a, b, complex_binary(op).ok_or_else(|| unsupported(op.name(), "c128"))?)),
-        _ => return Err(internal("binary operands of different element types")),
+        (l, r) => crate::by_class2!((l, r), (a, b) => {
+            pred: Data::Pred(zip(a, b, pred_binary(op).ok_or_else(|| unsupported(op.name(), "pred"))?)),
+            int: int(op, a, b)?,
+            float: float(op, a, b)?,
+            complex: complex(op, a, b)?,
+        } else return Err(internal("binary operands of different element types"))),
     };
     Ok(ArrayLiteral::with_shape(out.clone(), data))
 }
@@ -198,26 +162,12 @@ pub fn compare(
         zip(a, b, |x, y| decide(d, x, y, lt, eq))
     }
     let complex_eq = |ne: bool| move |eq: bool| eq != ne;
-    let result = match (&l.data, &r.data) {
-        (Data::Pred(a), Data::Pred(b)) => with(a, b, ordered_compare(direction)),
-        (Data::S8(a), Data::S8(b)) => with(a, b, ordered_compare(direction)),
-        (Data::S16(a), Data::S16(b)) => with(a, b, ordered_compare(direction)),
-        (Data::S32(a), Data::S32(b)) => with(a, b, ordered_compare(direction)),
-        (Data::S64(a), Data::S64(b)) => with(a, b, ordered_compare(direction)),
-        (Data::U8(a), Data::U8(b)) => with(a, b, ordered_compare(direction)),
-        (Data::U16(a), Data::U16(b)) => with(a, b, ordered_compare(direction)),
-        (Data::U32(a), Data::U32(b)) => with(a, b, ordered_compare(direction)),
-        (Data::U64(a), Data::U64(b)) => with(a, b, ordered_compare(direction)),
-        (Data::F16(a), Data::F16(b)) => with(a, b, float_compare(direction, total_order)),
-        (Data::BF16(a), Data::BF16(b)) => with(a, b, float_compare(direction, total_order)),
-        (Data::F32(a), Data::F32(b)) => with(a, b, float_compare(direction, total_order)),
-        (Data::F64(a), Data::F64(b)) => with(a, b, float_compare(direction, total_order)),
-        (Data::F8E4M3FN(a), Data::F8E4M3FN(b)) => with(a, b, float_compare(direction, total_order)),
-        (Data::F8E5M2(a), Data::F8E5M2(b)) => with(a, b, float_compare(direction, total_order)),
-        (Data::C64(a), Data::C64(b)) => zip(a, b, |x, y| complex_eq(direction == Direction::Ne)(x == y)),
-        (Data::C128(a), Data::C128(b)) => zip(a, b, |x, y| complex_eq(direction == Direction::Ne)(x == y)),
-        _ => return Err(internal("compared operands of different element types")),
-    };
+    let result = crate::by_class2!((&l.data, &r.data), (a, b) => {
+        pred: with(a, b, ordered_compare(direction)),
+        int: with(a, b, ordered_compare(direction)),
+        float: with(a, b, float_compare(direction, total_order)),
+        complex: zip(a, b, |x, y| complex_eq(direction == Direction::Ne)(x == y)),
+    } else return Err(internal("compared operands of different element types")));
     Ok(ArrayLiteral::with_shape(out.clone(), Data::Pred(result)))
 }
 
@@ -297,15 +247,13 @@ pub fn reduce_precision(x: &ArrayLiteral, exponent_bits: i64, mantissa_bits: i64
             T::from_f64(if value < 0.0 { -magnitude } else { magnitude })
         })))
     }
-    let data = match &x.data {
-        Data::F16(v) => each(v, exponent_bits, mantissa_bits)?,
-        Data::BF16(v) => each(v, exponent_bits, mantissa_bits)?,
-        Data::F32(v) => each(v, exponent_bits, mantissa_bits)?,
-        Data::F64(v) => each(v, exponent_bits, mantissa_bits)?,
-        Data::F8E4M3FN(v) => each(v, exponent_bits, mantissa_bits)?,
-        Data::F8E5M2(v) => each(v, exponent_bits, mantissa_bits)?,
-        other => return Err(unsupported("ReducePrecision", other.element_type())),
-    };
+    let unsupported_type = || unsupported("ReducePrecision", x.data.element_type());
+    let data = crate::by_class!(&x.data, v => {
+        pred: return Err(unsupported_type()),
+        int: return Err(unsupported_type()),
+        float: each(v, exponent_bits, mantissa_bits)?,
+        complex: return Err(unsupported_type()),
+    });
     Ok(ArrayLiteral::with_shape(x.shape.clone(), data))
 }
 

@@ -2,33 +2,92 @@
 
 use std::fmt;
 
-use half::{bf16, f16};
-use num_complex::Complex;
-
-use crate::numerics::f8::{F8E4M3FN, F8E5M2};
-
-/// One element type of XLA's `PrimitiveType`, minus tuple and token (which are
-/// shapes, not element types).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
-pub enum ElementType {
-    Pred,
-    S8,
-    S16,
-    S32,
-    S64,
-    U8,
-    U16,
-    U32,
-    U64,
-    F16,
-    BF16,
-    F32,
-    F64,
-    C64,
-    C128,
-    F8E4M3FN,
-    F8E5M2,
+/// The element types, one row each: the variant (of [`ElementType`], of
+/// [`Data`](crate::literal::Data) and of [`Scalar`](crate::scalar::Scalar)),
+/// the Rust type that stores it, its name in XLA's shape syntax, its
+/// [`TypeClass`] and its width in bits.
+///
+/// This is the only list of the element types: the enums, the storage
+/// traits and the dispatch macros ([`with_data!`](crate::with_data),
+/// [`by_class!`](crate::by_class)) are expansions of it, so a new type is a
+/// new row plus its arithmetic. `element_types!([callback] args...)`
+/// expands to `callback! { [args...] row; row; ... }`, each row being
+/// `Variant: StorageType, "name", Class, bits;`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! element_types {
+    ([$($callback:tt)*] $($args:tt)*) => {
+        $($callback)*! { [$($args)*]
+            Pred: bool, "pred", Pred, 8;
+            S8: i8, "s8", Signed, 8;
+            S16: i16, "s16", Signed, 16;
+            S32: i32, "s32", Signed, 32;
+            S64: i64, "s64", Signed, 64;
+            U8: u8, "u8", Unsigned, 8;
+            U16: u16, "u16", Unsigned, 16;
+            U32: u32, "u32", Unsigned, 32;
+            U64: u64, "u64", Unsigned, 64;
+            F16: $crate::types::element::storage::f16, "f16", Float, 16;
+            BF16: $crate::types::element::storage::bf16, "bf16", Float, 16;
+            F32: f32, "f32", Float, 32;
+            F64: f64, "f64", Float, 64;
+            C64: $crate::types::element::storage::Complex<f32>, "c64", Complex, 64;
+            C128: $crate::types::element::storage::Complex<f64>, "c128", Complex, 128;
+            F8E4M3FN: $crate::types::element::storage::F8E4M3FN, "f8e4m3fn", Float, 8;
+            F8E5M2: $crate::types::element::storage::F8E5M2, "f8e5m2", Float, 8;
+        }
+    };
 }
+
+/// The storage types the table names, reachable from expansions of it in
+/// other crates (the fast engine's).
+#[doc(hidden)]
+pub mod storage {
+    pub use crate::numerics::f8::{F8E4M3FN, F8E5M2};
+    pub use half::{bf16, f16};
+    pub use num_complex::Complex;
+}
+
+macro_rules! element_type_enum {
+    ([] $($v:ident: $t:ty, $name:literal, $class:ident, $bits:literal;)*) => {
+        /// One element type of XLA's `PrimitiveType`, minus tuple and token
+        /// (which are shapes, not element types).
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+        pub enum ElementType {
+            $($v,)*
+        }
+
+        impl ElementType {
+            /// Every element type, in the table's order.
+            pub const ALL: [ElementType; [$(ElementType::$v),*].len()] = [$(ElementType::$v,)*];
+
+            /// The type's name in XLA's shape syntax (`f32`, `pred`, ...).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(ElementType::$v => $name,)*
+                }
+            }
+
+            pub fn class(self) -> TypeClass {
+                match self {
+                    $(ElementType::$v => TypeClass::$class,)*
+                }
+            }
+
+            /// Size of one element in bits (pred occupies a byte, as in XLA).
+            pub fn bit_width(self) -> u32 {
+                match self {
+                    $(ElementType::$v => $bits,)*
+                }
+            }
+        }
+
+        $(impl Element for $t {
+            const TYPE: ElementType = ElementType::$v;
+        })*
+    };
+}
+crate::element_types!([element_type_enum]);
 
 /// The kinds the document's type rules talk about.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -41,75 +100,8 @@ pub enum TypeClass {
 }
 
 impl ElementType {
-    pub const ALL: [ElementType; 17] = [
-        ElementType::Pred,
-        ElementType::S8,
-        ElementType::S16,
-        ElementType::S32,
-        ElementType::S64,
-        ElementType::U8,
-        ElementType::U16,
-        ElementType::U32,
-        ElementType::U64,
-        ElementType::F16,
-        ElementType::BF16,
-        ElementType::F32,
-        ElementType::F64,
-        ElementType::C64,
-        ElementType::C128,
-        ElementType::F8E4M3FN,
-        ElementType::F8E5M2,
-    ];
-
-    /// The type's name in XLA's shape syntax (`f32`, `pred`, ...).
-    pub fn name(self) -> &'static str {
-        use ElementType::*;
-        match self {
-            Pred => "pred",
-            S8 => "s8",
-            S16 => "s16",
-            S32 => "s32",
-            S64 => "s64",
-            U8 => "u8",
-            U16 => "u16",
-            U32 => "u32",
-            U64 => "u64",
-            F16 => "f16",
-            BF16 => "bf16",
-            F32 => "f32",
-            F64 => "f64",
-            C64 => "c64",
-            C128 => "c128",
-            F8E4M3FN => "f8e4m3fn",
-            F8E5M2 => "f8e5m2",
-        }
-    }
-
     pub fn from_name(name: &str) -> Option<ElementType> {
         ElementType::ALL.iter().copied().find(|t| t.name() == name)
-    }
-
-    pub fn class(self) -> TypeClass {
-        use ElementType::*;
-        match self {
-            Pred => TypeClass::Pred,
-            S8 | S16 | S32 | S64 => TypeClass::Signed,
-            U8 | U16 | U32 | U64 => TypeClass::Unsigned,
-            F16 | BF16 | F32 | F64 | F8E4M3FN | F8E5M2 => TypeClass::Float,
-            C64 | C128 => TypeClass::Complex,
-        }
-    }
-
-    /// Size of one element in bits (pred occupies a byte, as in XLA).
-    pub fn bit_width(self) -> u32 {
-        use ElementType::*;
-        match self {
-            Pred | S8 | U8 | F8E4M3FN | F8E5M2 => 8,
-            S16 | U16 | F16 | BF16 => 16,
-            S32 | U32 | F32 => 32,
-            S64 | U64 | F64 | C64 => 64,
-            C128 => 128,
-        }
     }
 
     pub fn byte_width(self) -> usize {
@@ -190,29 +182,3 @@ impl fmt::Display for ElementType {
 pub trait Element: Copy + Default + PartialEq + fmt::Debug + Send + Sync + 'static {
     const TYPE: ElementType;
 }
-
-macro_rules! element {
-    ($t:ty, $e:ident) => {
-        impl Element for $t {
-            const TYPE: ElementType = ElementType::$e;
-        }
-    };
-}
-
-element!(bool, Pred);
-element!(i8, S8);
-element!(i16, S16);
-element!(i32, S32);
-element!(i64, S64);
-element!(u8, U8);
-element!(u16, U16);
-element!(u32, U32);
-element!(u64, U64);
-element!(f16, F16);
-element!(bf16, BF16);
-element!(f32, F32);
-element!(f64, F64);
-element!(Complex<f32>, C64);
-element!(Complex<f64>, C128);
-element!(F8E4M3FN, F8E4M3FN);
-element!(F8E5M2, F8E5M2);

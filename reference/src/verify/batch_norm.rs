@@ -4,20 +4,28 @@
 //! `feature_index` must be a valid index for the feature dimension of
 //! `operand`, the per-feature operands are 1-dimensional arrays with one
 //! entry per feature, and everything has the operand's floating-point
-//! element type (as XLA; the document does not spell the types out).
+//! element type (as XLA; the document does not spell the types out). So
+//! their rules form one family, `batch_norm`, rather than one per op.
 
 use super::rules::*;
 use crate::types::{ArrayShape, ElementType, Shape};
 
-declare_rules! {}
+declare_rules! {
+    ONE_DIMENSIONAL = "batch_norm.c1": "The per-feature operands (scale, offset, mean, variance, batch_mean, batch_var) are each a \"1 dimensional array\".";
+    FEATURE_INDEX = "batch_norm.c2": "\"The feature_index must be a valid index for the feature dimension in operand\".";
+    FLOAT_OPERAND = "batch_norm.c3": "(XLA) The operand has a real floating-point element type.";
+    PER_FEATURE_TYPE = "batch_norm.c4": "(XLA) The per-feature operands have the operand's element type.";
+    PER_FEATURE_SIZE = "batch_norm.c5": "(XLA) The per-feature operands have one entry per feature (the size of the operand's feature dimension).";
+    GRAD_OUTPUT = "batch_norm.c6": "(XLA) BatchNormGrad's grad_output has the operand's shape.";
+}
 
 /// The operand: a real floating-point array with a dimension at
 /// `feature_index`; returns it and the feature count.
 fn operand_and_features(operand: &Shape, feature_index: i64) -> Check<(&ArrayShape, i64)> {
     let a = array(operand, "operand")?;
-    element_type_is(&UNNUMBERED, a.element_type, a.element_type.is_float(), "operand", "a floating-point type")?;
+    element_type_is(&FLOAT_OPERAND, a.element_type, a.element_type.is_float(), "operand", "a floating-point type")?;
     if feature_index < 0 || feature_index >= a.rank() as i64 {
-        return Err(unnumbered(format!("feature_index {feature_index} is not a dimension of the operand {a} (rank {})", a.rank())));
+        fail!(FEATURE_INDEX, "feature_index {feature_index} is not a dimension of the operand {a} (rank {})", a.rank());
     }
     Ok((a, a.dims[feature_index as usize]))
 }
@@ -27,13 +35,13 @@ fn operand_and_features(operand: &Shape, feature_index: i64) -> Check<(&ArraySha
 fn per_feature(shape: &Shape, what: &str, t: ElementType, features: i64) -> Check {
     let a = array(shape, what)?;
     if a.rank() != 1 {
-        return Err(unnumbered(format!("{what} must be a 1-dimensional array, got {a}")));
+        fail!(ONE_DIMENSIONAL, "{what} must be a 1-dimensional array, got {a}");
     }
     if a.element_type != t {
-        return Err(unnumbered(format!("{what} has element type {}; it must have the operand's element type {t}", a.element_type)));
+        fail!(PER_FEATURE_TYPE, "{what} has element type {}; it must have the operand's element type {t}", a.element_type);
     }
     if a.dims[0] != features {
-        return Err(unnumbered(format!("{what} has {} entries; it must have one per feature, {features}", a.dims[0])));
+        fail!(PER_FEATURE_SIZE, "{what} has {} entries; it must have one per feature, {features}", a.dims[0]);
     }
     Ok(())
 }
@@ -70,7 +78,7 @@ pub fn grad(feature_index: i64, operands: &[&Shape]) -> Check<Shape> {
     }
     let grad_output = array(operands[4], "grad_output")?;
     if grad_output.element_type != a.element_type || grad_output.dims != a.dims {
-        return Err(unnumbered(format!("grad_output has shape {grad_output}; it must have the operand's shape {a}")));
+        fail!(GRAD_OUTPUT, "grad_output has shape {grad_output}; it must have the operand's shape {a}");
     }
     let per_feature = Shape::array(a.element_type, vec![features]);
     Ok(Shape::Tuple(vec![Shape::Array(a.clone()), per_feature.clone(), per_feature]))

@@ -6,16 +6,42 @@ use super::rules::*;
 use crate::ir::{BinaryOp, Direction, UnaryOp};
 use crate::types::{ArrayShape, ElementType, Shape, TypeClass};
 
-declare_rules! {}
+declare_rules! {
+    UNARY_TYPE = "unary.c1": "(XLA) The operand's element type is one the function is defined on (Ceil, Floor, Round take real floating-point types, Cos, Exp, Log, Sqrt floating-point or complex, Not pred or integers, PopulationCount and Clz integers, Abs, Neg and Sign anything but pred).";
+    BINARY_SAME_TYPE = "binary.c1": "`lhs` and `rhs` are each an \"array of type T\": one element type.";
+    BINARY_TYPE = "binary.c2": "(XLA) The element type is one the operation is defined on (Sub, Div and Pow not pred, Rem integers and real floats, Atan2 real floats, Complex f32 or f64, And, Or and Xor pred or integers, shifts integers).";
+    COMPARE_SAME_TYPE = "compare.c1": "`lhs` and `rhs` are each an \"array of type T\": one element type.";
+    COMPARE_COMPLEX = "compare.c2": "(XLA) Complex operands, which have no order, are compared only with Eq or Ne (or their TotalOrder forms).";
+    DIFFERENT_RANKS = "broadcasting.c1": "Without `broadcast_dimensions`, \"operations between arrays of different ranks are *not* supported, unless one of the operands is a scalar\".";
+    BD_LENGTH = "broadcasting.c2": "`broadcast_dimensions` \"maps the dimensions of the lower-dimensional shape\": one entry per dimension of the lower-rank operand.";
+    BD_RANGE = "broadcasting.c3": "`broadcast_dimensions` maps them \"to the dimensions of the higher-dimensional shape\": each entry is a dimension of the higher-rank operand.";
+    BD_SIZE = "broadcasting.c4": "A lower-rank dimension \"has to be equal to the matching dimension of the higher-rank array\", or one of the two is 1 (broadcast composition).";
+    BD_INCREASING = "broadcasting.c5": "\"The order of broadcast dimensions has to be strictly increasing.\"";
+    DEGENERATE = "broadcasting.c6": "Same-rank shapes must be compatible: two dimensions are compatible if \"They are equal, or One of them is 1\".";
+    BD_SAME_RANK = "broadcasting.c7": "(XLA) Operands of the same rank take an empty or identity `broadcast_dimensions`.";
+    SELECT_PRED_TYPE = "select.c1": "`pred` is an \"array of type PRED\".";
+    SELECT_SAME_SHAPE = "select.c2": "\"The arrays `on_true` and `on_false` must have the same shape.\"";
+    SELECT_PRED_DIMS = "select.c3": "\"The array `pred` must have the same dimensionality as `on_true` and `on_false`\", or \"`pred` can be a scalar\".";
+    SELECT_TUPLE_PRED = "select.c4": "\"If `on_true` and `on_false` are tuples ... then `pred` has to be a scalar of type `PRED`.\"";
+    CLAMP_TYPE = "clamp.c1": "`min`, `operand` and `max` are each an \"array of type T\": one element type.";
+    CLAMP_SHAPE = "clamp.c2": "\"All three arrays must be the same shape\", except that \"`min` and/or `max` can be a scalar of type `T`\".";
+    CLAMP_ORDERED = "clamp.c3": "(XLA) The element type has an order: not complex.";
+    BITCAST_WIDER = "bitcast_convert_type.c1": "\"for `B' > B` the instruction requires the last logical dimension of the input shape to be equal to `B'/B`\".";
+    BITCAST_PRED = "bitcast_convert_type.c2": "(XLA) pred bitcasts only to pred: it has no bit pattern beyond 0 and 1.";
+    BITCAST_COMPLEX = "bitcast_convert_type.c3": "(XLA) Complex and real element types do not bitcast into each other.";
+    REDUCE_PRECISION_TYPE = "reduce_precision.c1": "`operand` is an \"array of floating-point type `T`\" (a real one).";
+    EXPONENT_BITS = "reduce_precision.c2": "The lower-precision format \"must have at least one exponent bit\".";
+    MANTISSA_BITS = "reduce_precision.c3": "The lower-precision format \"must have a non-negative number of mantissa bits\".";
+}
 
 /// Which element types a unary function accepts, and its result type.
 fn unary_result(op: UnaryOp, t: ElementType) -> Check<ElementType> {
     use UnaryOp::*;
     let class = t.class();
-    let ok = |allowed: bool, kinds: &str| element_type_is(&UNNUMBERED, t, allowed, "operand", kinds).map(|_| t);
+    let ok = |allowed: bool, kinds: &str| element_type_is(&UNARY_TYPE, t, allowed, "operand", kinds).map(|_| t);
     match op {
         Abs => {
-            element_type_is(&UNNUMBERED, t, !t.is_pred(), "operand", "an integer, floating-point or complex type")?;
+            element_type_is(&UNARY_TYPE, t, !t.is_pred(), "operand", "an integer, floating-point or complex type")?;
             Ok(t.component_type())
         }
         Neg | Sign => ok(!t.is_pred(), "an integer, floating-point or complex type"),
@@ -29,17 +55,17 @@ fn unary_result(op: UnaryOp, t: ElementType) -> Check<ElementType> {
         Sinh | Cosh | Asin | Acos | Atan | Asinh | Acosh | Atanh => ok(t.is_floating(), "a floating-point or complex type"),
         ErfInv | Erfc | Lgamma | Digamma | BesselI1e => ok(t.is_float(), "a real floating-point type"),
         IsInf | IsPosInf | IsNegInf => {
-            element_type_is(&UNNUMBERED, t, t.is_float(), "operand", "a real floating-point type")?;
+            element_type_is(&UNARY_TYPE, t, t.is_float(), "operand", "a real floating-point type")?;
             Ok(ElementType::Pred)
         }
         Not => ok(class == TypeClass::Pred || t.is_integer(), "pred or an integer type"),
         PopulationCount | Clz => ok(t.is_integer(), "an integer type"),
         IsFinite => {
-            element_type_is(&UNNUMBERED, t, t.is_float(), "operand", "a floating-point type")?;
+            element_type_is(&UNARY_TYPE, t, t.is_float(), "operand", "a floating-point type")?;
             Ok(ElementType::Pred)
         }
         Real | Imag => {
-            element_type_is(&UNNUMBERED, t, t.is_floating(), "operand", "a floating-point or complex type")?;
+            element_type_is(&UNARY_TYPE, t, t.is_floating(), "operand", "a floating-point or complex type")?;
             Ok(t.component_type())
         }
         Conj => ok(t.is_floating(), "a floating-point or complex type"),
@@ -56,7 +82,7 @@ pub fn unary(op: UnaryOp, operands: &[&Shape]) -> Check<Shape> {
 /// Which element types a binary arithmetic op accepts.
 fn binary_types(op: BinaryOp, t: ElementType) -> Check {
     use BinaryOp::*;
-    let is = |allowed: bool, kinds: &str| element_type_is(&UNNUMBERED, t, allowed, "operands", kinds);
+    let is = |allowed: bool, kinds: &str| element_type_is(&BINARY_TYPE, t, allowed, "operands", kinds);
     match op {
         // On pred, Add and Max are OR and Mul and Min are AND (as XLA).
         Add | Mul => Ok(()),
@@ -80,7 +106,7 @@ pub fn binary(op: BinaryOp, broadcast_dimensions: Option<&[i64]>, operands: &[&S
     operand_count(operands, 2)?;
     let lhs = array(operands[0], "lhs")?;
     let rhs = array(operands[1], "rhs")?;
-    same_element_type(&UNNUMBERED, lhs, rhs, "lhs and rhs")?;
+    same_element_type(&BINARY_SAME_TYPE, lhs, rhs, "lhs and rhs")?;
     binary_types(op, lhs.element_type)?;
     let dims = broadcast_shapes(lhs, rhs, broadcast_dimensions)?;
     let t = match op {
@@ -96,13 +122,13 @@ pub fn compare(direction: Direction, total_order: bool, broadcast_dimensions: Op
     operand_count(operands, 2)?;
     let lhs = array(operands[0], "lhs")?;
     let rhs = array(operands[1], "rhs")?;
-    same_element_type(&UNNUMBERED, lhs, rhs, "lhs and rhs")?;
+    same_element_type(&COMPARE_SAME_TYPE, lhs, rhs, "lhs and rhs")?;
     let t = lhs.element_type;
     // The TotalOrder variants order real floats; on complex numbers, which
     // have no order, EqTotalOrder and NeTotalOrder are plain Eq and Ne.
     let _ = total_order;
     if t.is_complex() && !matches!(direction, Direction::Eq | Direction::Ne) {
-        return Err(unnumbered(format!("complex operands ({t}) can only be compared with Eq or Ne")));
+        fail!(COMPARE_COMPLEX, "complex operands ({t}) can only be compared with Eq or Ne");
     }
     let dims = broadcast_shapes(lhs, rhs, broadcast_dimensions)?;
     Ok(Shape::array(ElementType::Pred, dims))
@@ -120,9 +146,7 @@ pub fn broadcast_shapes(lhs: &ArrayShape, rhs: &ArrayShape, broadcast_dimensions
         Some(bd) if !bd.is_empty() || low.rank() != high.rank() => {
             if low.rank() == high.rank() {
                 if bd.len() != low.rank() || bd.iter().enumerate().any(|(i, &d)| d != i as i64) {
-                    return Err(unnumbered(format!(
-                        "operands have the same rank; broadcast_dimensions must be empty or the identity, got {bd:?}"
-                    )));
+                    fail!(BD_SAME_RANK, "operands have the same rank; broadcast_dimensions must be empty or the identity, got {bd:?}");
                 }
                 low.dims.clone()
             } else {
@@ -132,10 +156,7 @@ pub fn broadcast_shapes(lhs: &ArrayShape, rhs: &ArrayShape, broadcast_dimensions
         _ if low.rank() == high.rank() => low.dims.clone(),
         _ if low.is_scalar() => vec![1; high.rank()],
         _ => {
-            return Err(unnumbered(format!(
-                "operands of different ranks ({} and {}) need broadcast_dimensions unless one is a scalar",
-                lhs, rhs
-            )))
+            fail!(DIFFERENT_RANKS, "operands of different ranks ({} and {}) need broadcast_dimensions unless one is a scalar", lhs, rhs)
         }
     };
     degenerate_broadcast(&expanded, &high.dims)
@@ -143,16 +164,14 @@ pub fn broadcast_shapes(lhs: &ArrayShape, rhs: &ArrayShape, broadcast_dimensions
 
 /// Maps the lower-rank operand into the higher rank by `bd`, 1 elsewhere.
 fn expand_with(low: &ArrayShape, high: &ArrayShape, bd: &[i64]) -> Check<Vec<i64>> {
-    length(&UNNUMBERED, bd, low.rank(), "broadcast_dimensions", "the lower-rank operand")?;
-    dims_in_range(&UNNUMBERED, bd, high.rank(), "broadcast_dimensions")?;
-    strictly_increasing(&UNNUMBERED, bd, "broadcast_dimensions")?;
+    length(&BD_LENGTH, bd, low.rank(), "broadcast_dimensions", "the lower-rank operand")?;
+    dims_in_range(&BD_RANGE, bd, high.rank(), "broadcast_dimensions")?;
+    strictly_increasing(&BD_INCREASING, bd, "broadcast_dimensions")?;
     let mut expanded = vec![1; high.rank()];
     for (i, &d) in bd.iter().enumerate() {
         let (l, h) = (low.dims[i], high.dims[d as usize]);
         if l != h && l != 1 && h != 1 {
-            return Err(unnumbered(format!(
-                "broadcast_dimensions maps dimension {i} (size {l}) to dimension {d} (size {h}); sizes must match or one be 1"
-            )));
+            fail!(BD_SIZE, "broadcast_dimensions maps dimension {i} (size {l}) to dimension {d} (size {h}); sizes must match or one be 1");
         }
         expanded[d as usize] = l;
     }
@@ -169,7 +188,7 @@ pub fn degenerate_broadcast(a: &[i64], b: &[i64]) -> Check<Vec<i64>> {
             _ if x == y => Ok(x),
             (1, _) => Ok(y),
             (_, 1) => Ok(x),
-            _ => Err(unnumbered(format!("shapes {a:?} and {b:?} are incompatible in dimension {i} ({x} vs {y})"))),
+            _ => Err(broken(&DEGENERATE, format!("shapes {a:?} and {b:?} are incompatible in dimension {i} ({x} vs {y})"))),
         })
         .collect()
 }
@@ -179,17 +198,17 @@ pub fn degenerate_broadcast(a: &[i64], b: &[i64]) -> Check<Vec<i64>> {
 pub fn select(operands: &[&Shape]) -> Check<Shape> {
     operand_count(operands, 3)?;
     let pred = array(operands[0], "pred")?;
-    element_type_is(&UNNUMBERED, pred.element_type, pred.element_type.is_pred(), "pred", "pred")?;
+    element_type_is(&SELECT_PRED_TYPE, pred.element_type, pred.element_type.is_pred(), "pred", "pred")?;
     let (on_true, on_false) = (operands[1], operands[2]);
     if !on_true.compatible(on_false) {
-        return Err(unnumbered(format!("on_true and on_false must have the same shape, got {on_true} and {on_false}")));
+        fail!(SELECT_SAME_SHAPE, "on_true and on_false must have the same shape, got {on_true} and {on_false}");
     }
     match on_true {
         Shape::Array(t) if !pred.is_scalar() && pred.dims != t.dims => {
-            Err(unnumbered(format!("pred has shape {pred} but on_true has {t}; pred must match it or be a scalar")))
+            Err(broken(&SELECT_PRED_DIMS, format!("pred has shape {pred} but on_true has {t}; pred must match it or be a scalar")))
         }
         Shape::Array(_) => Ok(on_true.clone()),
-        _ if !pred.is_scalar() => Err(unnumbered(format!("selecting between tuples needs a scalar pred, got {pred}"))),
+        _ if !pred.is_scalar() => Err(broken(&SELECT_TUPLE_PRED, format!("selecting between tuples needs a scalar pred, got {pred}"))),
         _ => Ok(on_true.clone()),
     }
 }
@@ -201,12 +220,12 @@ pub fn clamp(operands: &[&Shape]) -> Check<Shape> {
     let min = array(operands[0], "min")?;
     let x = array(operands[1], "operand")?;
     let max = array(operands[2], "max")?;
-    same_element_type(&UNNUMBERED, min, x, "min and operand")?;
-    same_element_type(&UNNUMBERED, max, x, "max and operand")?;
-    element_type_is(&UNNUMBERED, x.element_type, !x.element_type.is_complex(), "operand", "a type with an order (not complex)")?;
+    same_element_type(&CLAMP_TYPE, min, x, "min and operand")?;
+    same_element_type(&CLAMP_TYPE, max, x, "max and operand")?;
+    element_type_is(&CLAMP_ORDERED, x.element_type, !x.element_type.is_complex(), "operand", "a type with an order (not complex)")?;
     for (bound, name) in [(min, "min"), (max, "max")] {
         if !bound.is_scalar() && bound.dims != x.dims {
-            return Err(unnumbered(format!("{name} has shape {bound}; it must be a scalar or have the operand's shape {x}")));
+            fail!(CLAMP_SHAPE, "{name} has shape {bound}; it must be a scalar or have the operand's shape {x}");
         }
     }
     Ok(Shape::Array(x.clone()))
@@ -229,10 +248,10 @@ pub fn bitcast_convert(new_element_type: ElementType, operands: &[&Shape]) -> Ch
     let a = array(operands[0], "operand")?;
     let (from, to) = (a.element_type, new_element_type);
     if from.is_pred() != to.is_pred() {
-        return Err(unnumbered("BitcastConvertType does not convert to or from pred"));
+        fail!(BITCAST_PRED, "BitcastConvertType does not convert to or from pred");
     }
     if from.is_complex() != to.is_complex() {
-        return Err(unnumbered(format!("BitcastConvertType does not convert between complex and real types ({from} => {to})")));
+        fail!(BITCAST_COMPLEX, "BitcastConvertType does not convert between complex and real types ({from} => {to})");
     }
     let (b, b2) = (from.byte_width() as i64, to.byte_width() as i64);
     let mut dims = a.dims.clone();
@@ -244,10 +263,7 @@ pub fn bitcast_convert(new_element_type: ElementType, operands: &[&Shape]) -> Ch
                 dims.pop();
             }
             _ => {
-                return Err(unnumbered(format!(
-                    "converting {from} to the wider {to} needs a last dimension of size {}, operand is {a}",
-                    b2 / b
-                )))
+                fail!(BITCAST_WIDER, "converting {from} to the wider {to} needs a last dimension of size {}, operand is {a}", b2 / b)
             }
         }
     }
@@ -259,12 +275,12 @@ pub fn bitcast_convert(new_element_type: ElementType, operands: &[&Shape]) -> Ch
 pub fn reduce_precision(exponent_bits: i64, mantissa_bits: i64, operands: &[&Shape]) -> Check<Shape> {
     operand_count(operands, 1)?;
     let a = array(operands[0], "operand")?;
-    element_type_is(&UNNUMBERED, a.element_type, a.element_type.is_float(), "operand", "a floating-point type")?;
+    element_type_is(&REDUCE_PRECISION_TYPE, a.element_type, a.element_type.is_float(), "operand", "a floating-point type")?;
     if exponent_bits < 1 {
-        return Err(unnumbered(format!("exponent_bits is {exponent_bits}; it must be at least 1")));
+        fail!(EXPONENT_BITS, "exponent_bits is {exponent_bits}; it must be at least 1");
     }
     if mantissa_bits < 0 {
-        return Err(unnumbered(format!("mantissa_bits is {mantissa_bits}; it must not be negative")));
+        fail!(MANTISSA_BITS, "mantissa_bits is {mantissa_bits}; it must not be negative");
     }
     Ok(Shape::Array(a.clone()))
 }

@@ -4,7 +4,15 @@ use super::rules::*;
 use crate::ir::FftType;
 use crate::types::{ElementType, Shape};
 
-declare_rules! {}
+declare_rules! {
+    AXES = "fft.c1": "fft_length names 1 to 3 axes: \"Multidimensional FFTs on up to 3 axes are supported\".";
+    LENGTHS = "fft.c2": "Each transformed axis of the operand has the size fft_length gives, \"the time-domain lengths of the axes being transformed\" (but IRFFT's innermost, fft.c5).";
+    COMPLEX_OPERAND = "fft.c3": "FFT and IFFT are \"complex-to-complex\" and IRFFT \"takes complex\": their operand is c64 or c128.";
+    REAL_OPERAND = "fft.c4": "RFFT is \"real-to-complex\": its operand is f32 or f64 (XLA takes no other real type).";
+    IRFFT_INNERMOST = "fft.c5": "IRFFT's innermost axis holds \"the 1 to fft_length[-1] // 2 + 1 entries\": its size is fft_length[-1] // 2 + 1.";
+    OPERAND_RANK = "fft.c6": "(XLA) fft_length has at most as many entries as the operand has dimensions.";
+    NON_NEGATIVE = "fft.c7": "(XLA) No entry of fft_length is negative.";
+}
 
 fn type_name(t: FftType) -> &'static str {
     match t {
@@ -38,16 +46,16 @@ pub fn fft(t: FftType, fft_length: &[i64], operands: &[&Shape]) -> Check<Shape> 
     let name = type_name(t);
     let fft_rank = fft_length.len();
     if !(1..=3).contains(&fft_rank) {
-        return Err(unnumbered(format!("fft_length has {fft_rank} entries; an FFT transforms 1 to 3 axes")));
+        fail!(AXES, "fft_length has {fft_rank} entries; an FFT transforms 1 to 3 axes");
     }
     if fft_rank > a.rank() {
-        return Err(unnumbered(format!("fft_length has {fft_rank} entries, more than the operand's {} dimensions", a.rank())));
+        fail!(OPERAND_RANK, "fft_length has {fft_rank} entries, more than the operand's {} dimensions", a.rank());
     }
-    non_negative(&UNNUMBERED, fft_length, "fft_length")?;
+    non_negative(&NON_NEGATIVE, fft_length, "fft_length")?;
     let et = a.element_type;
     let out_type = match t {
         FftType::Fft | FftType::Ifft | FftType::Irfft => {
-            element_type_is(&UNNUMBERED, et, et.is_complex(), "operand", &format!("c64 or c128 for {name}"))?;
+            element_type_is(&COMPLEX_OPERAND, et, et.is_complex(), "operand", &format!("c64 or c128 for {name}"))?;
             if t == FftType::Irfft {
                 et.component_type()
             } else {
@@ -55,7 +63,7 @@ pub fn fft(t: FftType, fft_length: &[i64], operands: &[&Shape]) -> Check<Shape> 
             }
         }
         FftType::Rfft => {
-            element_type_is(&UNNUMBERED, et, matches!(et, ElementType::F32 | ElementType::F64), "operand", "f32 or f64 for RFFT")?;
+            element_type_is(&REAL_OPERAND, et, matches!(et, ElementType::F32 | ElementType::F64), "operand", "f32 or f64 for RFFT")?;
             et.complex_of().unwrap_or(et)
         }
     };
@@ -71,17 +79,19 @@ pub fn fft(t: FftType, fft_length: &[i64], operands: &[&Shape]) -> Check<Shape> 
             // `n` is 0).
             let expected = n / 2 + 1;
             if size != expected && !(n == 0 && size == 0) {
-                return Err(unnumbered(format!(
+                fail!(
+                    IRFFT_INNERMOST,
                     "IRFFT: the innermost dimension is {size}; it must be fft_length[-1] // 2 + 1 = {n} // 2 + 1 = {expected}"
-                )));
+                );
             }
             out.dims[axis] = n;
             out.dynamic[axis] = false;
         } else {
             if size != n {
-                return Err(unnumbered(format!(
+                fail!(
+                    LENGTHS,
                     "{name}: dimension {axis} is {size}; it must equal fft_length[{i}] = {n} (fft_length {fft_length:?} gives the lengths of the {fft_rank} innermost dimensions)"
-                )));
+                );
             }
             if t == FftType::Rfft && innermost {
                 out.dims[axis] = half_length(n);

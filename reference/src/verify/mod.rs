@@ -225,7 +225,7 @@ fn call_order(module: &Module) -> Result<Vec<ComputationId>, VerifyError> {
                         return Err(VerifyError {
                             computation: c.name.clone(),
                             instruction: i.name.clone(),
-                            op: i.op.name().into(),
+                            op: i.op.name(),
                             rule: &NO_RECURSION,
                             detail: format!(
                                 "recursion: computation `{}` is called while it is being called (XLA computations may not recurse)",
@@ -261,7 +261,7 @@ fn verify_computation(c: &Computation, ctx: &Ctx) -> Result<(Vec<Shape>, Signatu
         let error = |Broken { rule, detail }: Broken| VerifyError {
             computation: c.name.clone(),
             instruction: instr.name.clone(),
-            op: instr.op.name().into(),
+            op: instr.op.name(),
             rule,
             detail,
             location: instr.location.clone(),

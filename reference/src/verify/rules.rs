@@ -66,15 +66,6 @@ macro_rules! fail {
 }
 pub(crate) use fail;
 
-/// TRANSITIONAL: the checks not numbered yet. Removed once every check names
-/// its rule (then the compiler proves none is left).
-pub static UNNUMBERED: Rule = Rule { id: "unnumbered", says: "(not numbered yet)" };
-
-/// TRANSITIONAL, see [`UNNUMBERED`].
-pub fn unnumbered(detail: impl Into<String>) -> Broken {
-    broken(&UNNUMBERED, detail)
-}
-
 declare_rules! {
     OPERAND_COUNT = "op.c1": "An op takes the number of operands its signature in the document lists.";
     MIN_OPERANDS = "op.c2": "A variadic op takes at least the operands its signature requires.";
@@ -170,11 +161,4 @@ pub fn product(dims: &[i64]) -> Check<i64> {
     dims.iter()
         .try_fold(1i64, |acc, &d| acc.checked_mul(d))
         .ok_or_else(|| broken(&SIZE_OVERFLOW, format!("the element count of {dims:?} overflows")))
-}
-
-/// TRANSITIONAL, see [`UNNUMBERED`].
-impl From<String> for Broken {
-    fn from(detail: String) -> Broken {
-        unnumbered(detail)
-    }
 }
