@@ -125,6 +125,25 @@ fn errors_name_the_line_column_and_opcode() {
     assert!(hlo_to_json(no_param).expect_err("gap").message.contains("parameter(0)"));
 }
 
+/// SelectAndScatter has no dilations: a window that asks for them is an
+/// error, not silently read as undilated (a different program).
+#[test]
+fn a_dilated_select_and_scatter_window_is_an_error() {
+    let program = |window: &str| {
+        format!(
+            "HloModule m\n\nge {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = pred[] compare(a, b), direction=GE\n}}\n\n\
+             add {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, b)\n}}\n\n\
+             ENTRY e {{\n  x = f32[4] parameter(0)\n  s = f32[2] parameter(1)\n  z = f32[] constant(0)\n  \
+             ROOT r = f32[4] select-and-scatter(x, s, z), window={{{window}}}, select=ge, scatter=add\n}}\n"
+        )
+    };
+    assert!(hlo_to_json(&program("size=2 stride=2")).is_ok());
+    let e = hlo_to_json(&program("size=2 stride=2 lhs_dilate=2")).expect_err("lhs_dilate");
+    assert!(e.message.contains("has no dilations"), "{e}");
+    let e = hlo_to_json(&program("size=2 stride=2 rhs_dilate=2")).expect_err("rhs_dilate");
+    assert!(e.message.contains("has no dilations"), "{e}");
+}
+
 /// Errors found after the import (a literal that does not fit its shape, a
 /// rule of the document) name the place in the HLO text, not a JSON path of
 /// the converted module the user never wrote.

@@ -390,6 +390,10 @@ fn windowed(instr: &Instr, out: &mut Out, dilations: bool) -> R<()> {
     out.set("window_dimensions", json!(w.size)).set("window_strides", json!(w.stride)).set("padding", Value::Array(pad));
     if dilations {
         out.set("base_dilations", json!(w.lhs_dilate)).set("window_dilations", json!(w.rhs_dilate));
+    } else if w.lhs_dilate.iter().chain(&w.rhs_dilate).any(|&d| d != 1) {
+        // Dropping them would run a different program (SelectAndScatter
+        // has no dilations: docs/rules.md select_and_scatter.c6).
+        return Err(instr.error(format!("{} has no dilations: the window's lhs_dilate and rhs_dilate must be 1", instr.opcode)));
     }
     Ok(())
 }

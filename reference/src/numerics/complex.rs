@@ -292,6 +292,42 @@ pub fn sign(z: C) -> C {
     C::new(z.re / r, z.im / r)
 }
 
+/// A stored complex type as the evaluator computes it: in c128, a c64
+/// value widened exactly and each part of the result rounded back once.
+pub trait Widened: Copy {
+    /// The real type of the parts (`f32` for c64).
+    type Part: Copy;
+    fn widen(self) -> Complex<f64>;
+    fn narrow(z: Complex<f64>) -> Self;
+    fn part(p: f64) -> Self::Part;
+}
+
+impl Widened for Complex<f32> {
+    type Part = f32;
+    fn widen(self) -> Complex<f64> {
+        Complex::new(self.re as f64, self.im as f64)
+    }
+    fn narrow(z: Complex<f64>) -> Self {
+        Complex::new(z.re as f32, z.im as f32)
+    }
+    fn part(p: f64) -> f32 {
+        p as f32
+    }
+}
+
+impl Widened for Complex<f64> {
+    type Part = f64;
+    fn widen(self) -> Complex<f64> {
+        self
+    }
+    fn narrow(z: Complex<f64>) -> Self {
+        z
+    }
+    fn part(p: f64) -> f64 {
+        p
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -331,41 +367,5 @@ mod tests {
         assert_eq!(t.re, 1.0);
         let u = tanh(C::new(1.0, 1.0));
         assert!((u.re - 1.0839233273386946).abs() < 1e-15 && (u.im - 0.27175258531951174).abs() < 1e-15);
-    }
-}
-
-/// A stored complex type as the evaluator computes it: in c128, a c64
-/// value widened exactly and each part of the result rounded back once.
-pub trait Widened: Copy {
-    /// The real type of the parts (`f32` for c64).
-    type Part: Copy;
-    fn widen(self) -> Complex<f64>;
-    fn narrow(z: Complex<f64>) -> Self;
-    fn part(p: f64) -> Self::Part;
-}
-
-impl Widened for Complex<f32> {
-    type Part = f32;
-    fn widen(self) -> Complex<f64> {
-        Complex::new(self.re as f64, self.im as f64)
-    }
-    fn narrow(z: Complex<f64>) -> Self {
-        Complex::new(z.re as f32, z.im as f32)
-    }
-    fn part(p: f64) -> f32 {
-        p as f32
-    }
-}
-
-impl Widened for Complex<f64> {
-    type Part = f64;
-    fn widen(self) -> Complex<f64> {
-        self
-    }
-    fn narrow(z: Complex<f64>) -> Self {
-        z
-    }
-    fn part(p: f64) -> f64 {
-        p
     }
 }

@@ -29,7 +29,7 @@ declare_rules! {
     SAS_SOURCE_TYPE = "select_and_scatter.c3": "`source` is an \"array of type T\", the operand's element type.";
     SAS_INIT_VALUE = "select_and_scatter.c4": "`init_value` is a \"scalar value of type T\".";
     SAS_SCATTER = "select_and_scatter.c5": "`scatter` is a \"binary computation of type `T, T -> T`\".";
-    SAS_NO_DILATIONS = "select_and_scatter.c6": "(invariant) The window has no dilations (`base_dilations` and `window_dilations` all 1): the document's signature has none, and the readers set them to 1.";
+    SAS_NO_DILATIONS = "select_and_scatter.c6": "(invariant) The window has no dilations (`base_dilations` and `window_dilations` all 1): the document's signature has none; the JSON reader rejects the attributes, the HLO reader a dilated window, and StableHLO has neither.";
 
     MAP_COMPUTATION = "map.c1": "The mapped computation \"has N inputs of scalar type `T` and a single output with type `S`\": one scalar parameter per operand, of its element type (XLA has no M extra parameters).";
     MAP_SAME_DIMS = "map.c2": "(XLA) All operands have the same dimensions (the result has \"the same dimensions\").";
