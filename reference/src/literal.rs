@@ -106,6 +106,30 @@ macro_rules! by_class2_arms {
     };
 }
 
+/// Runs the expression for the class of an [`ElementType`], with `$T`
+/// naming its storage type: `by_type!(t, T => { pred: .., int: ..,
+/// float: narrow::<T>(v), complex: .. })`.
+#[macro_export]
+macro_rules! by_type {
+    ($element_type:expr, $T:ident => $picks:tt) => {
+        $crate::element_types!([$crate::by_type_arms] $element_type, $T => $picks)
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! by_type_arms {
+    ([$element_type:expr, $T:ident => $picks:tt] $($v:ident: $t:ty, $name:literal, $class:ident, $bits:literal;)*) => {
+        match $element_type {
+            $($crate::types::ElementType::$v => {
+                #[allow(dead_code)]
+                type $T = $t;
+                $crate::pick_class!($class $picks)
+            })*
+        }
+    };
+}
+
 #[doc(hidden)]
 #[macro_export]
 macro_rules! pick_class {

@@ -9,13 +9,10 @@
 //! `feature_index`, and the sums run over every other dimension. `n` is
 //! the number of elements per feature (the document's `m·w·h`).
 
-use half::{bf16, f16};
-
 use super::{array, internal};
 use crate::error::RunError;
 use crate::ir::Op;
-use crate::literal::{ArrayLiteral, Data, Literal, Stored};
-use crate::numerics::f8::{F8E4M3FN, F8E5M2};
+use crate::literal::{ArrayLiteral, Data, Literal};
 use crate::numerics::float::Float;
 use crate::types::{ArrayShape, ElementType, Shape};
 
@@ -167,47 +164,16 @@ fn grad(
 
 /// `epsilon` (an f32 attribute) as a value of the element type `t`, exactly.
 fn epsilon_in(t: ElementType, epsilon: f32) -> f64 {
-    fn via<T: Float>(x: f64) -> f64 {
-        T::from_f64(x).to_f64()
-    }
     let e = epsilon as f64;
-    match t {
-        ElementType::F16 => via::<f16>(e),
-        ElementType::BF16 => via::<bf16>(e),
-        ElementType::F8E4M3FN => via::<F8E4M3FN>(e),
-        ElementType::F8E5M2 => via::<F8E5M2>(e),
-        _ => e, // f32 and f64 hold every f32 exactly
-    }
+    crate::by_type!(t, T => { pred: e, int: e, float: T::from_f64(e).to_f64(), complex: e })
 }
 
 /// The elements of a real floating-point array, exactly, as f64.
 fn values(a: &ArrayLiteral) -> R<Vec<f64>> {
-    fn widen<T: Float>(v: &[T]) -> Vec<f64> {
-        v.iter().map(|x| x.to_f64()).collect()
-    }
-    Ok(match &a.data {
-        Data::F16(v) => widen(v),
-        Data::BF16(v) => widen(v),
-        Data::F32(v) => widen(v),
-        Data::F64(v) => widen(v),
-        Data::F8E4M3FN(v) => widen(v),
-        Data::F8E5M2(v) => widen(v),
-        _ => return Err(internal("batch norm on a non-floating-point type")),
-    })
+    super::linalg::real_values(a).ok_or_else(|| internal("batch norm on a non-floating-point type"))
 }
 
 /// f64 results rounded once (to nearest, ties to even) to the type `t`.
 fn rounded(t: ElementType, v: &[f64]) -> R<Data> {
-    fn narrow<T: Float + Stored>(v: &[f64]) -> Data {
-        T::wrap(v.iter().map(|&x| T::from_f64(x)).collect())
-    }
-    Ok(match t {
-        ElementType::F16 => narrow::<f16>(v),
-        ElementType::BF16 => narrow::<bf16>(v),
-        ElementType::F32 => narrow::<f32>(v),
-        ElementType::F64 => narrow::<f64>(v),
-        ElementType::F8E4M3FN => narrow::<F8E4M3FN>(v),
-        ElementType::F8E5M2 => narrow::<F8E5M2>(v),
-        _ => return Err(internal("batch norm on a non-floating-point type")),
-    })
+    super::linalg::real_data(t, v).ok_or_else(|| internal("batch norm on a non-floating-point type"))
 }

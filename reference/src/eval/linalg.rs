@@ -9,7 +9,7 @@ use num_complex::Complex;
 use super::{array, internal};
 use crate::error::RunError;
 use crate::ir::{Op, TransposeA};
-use crate::literal::{ArrayLiteral, Data, Literal};
+use crate::literal::{ArrayLiteral, Data, Literal, Stored};
 use crate::numerics::complex as cx;
 use crate::numerics::float::Float;
 use crate::types::{ElementType, Shape};
@@ -36,15 +36,7 @@ pub(super) fn real_values(a: &ArrayLiteral) -> Option<Vec<f64>> {
     fn widen<T: Float>(v: &[T]) -> Vec<f64> {
         v.iter().map(|&x| x.to_f64()).collect()
     }
-    Some(match &a.data {
-        Data::F16(v) => widen(v),
-        Data::BF16(v) => widen(v),
-        Data::F32(v) => widen(v),
-        Data::F64(v) => widen(v),
-        Data::F8E4M3FN(v) => widen(v),
-        Data::F8E5M2(v) => widen(v),
-        _ => return None,
-    })
+    crate::by_class!(&a.data, v => { pred: None, int: None, float: Some(widen(v)), complex: None })
 }
 
 /// The elements of a complex array as `Complex<f64>`; a real floating-point
@@ -59,18 +51,10 @@ pub(super) fn complex_values(a: &ArrayLiteral) -> Option<Vec<C>> {
 
 /// f64 values rounded (to nearest even) into a real floating-point type.
 pub(super) fn real_data(t: ElementType, v: &[f64]) -> Option<Data> {
-    fn narrow<T: Float>(v: &[f64]) -> Vec<T> {
-        v.iter().map(|&x| T::from_f64(x)).collect()
+    fn narrow<T: Float + Stored>(v: &[f64]) -> Data {
+        T::wrap(v.iter().map(|&x| T::from_f64(x)).collect())
     }
-    Some(match t {
-        ElementType::F16 => Data::F16(narrow(v)),
-        ElementType::BF16 => Data::BF16(narrow(v)),
-        ElementType::F32 => Data::F32(narrow(v)),
-        ElementType::F64 => Data::F64(v.to_vec()),
-        ElementType::F8E4M3FN => Data::F8E4M3FN(narrow(v)),
-        ElementType::F8E5M2 => Data::F8E5M2(narrow(v)),
-        _ => return None,
-    })
+    crate::by_type!(t, T => { pred: None, int: None, float: Some(narrow::<T>(v)), complex: None })
 }
 
 /// `Complex<f64>` values rounded part by part into c64 or c128.

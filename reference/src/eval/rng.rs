@@ -366,15 +366,7 @@ pub fn rng_normal(stream: &Stream, mu: &ArrayLiteral, sigma: &ArrayLiteral, out:
 
 /// A float scalar, exactly as f64.
 fn float_scalar(l: &ArrayLiteral) -> Option<f64> {
-    Some(match &l.data {
-        Data::F16(v) => v.first()?.to_f64(),
-        Data::BF16(v) => v.first()?.to_f64(),
-        Data::F32(v) => *v.first()? as f64,
-        Data::F64(v) => *v.first()?,
-        Data::F8E4M3FN(v) => v.first()?.to_f64(),
-        Data::F8E5M2(v) => v.first()?.to_f64(),
-        _ => return None,
-    })
+    crate::by_class!(&l.data, v => { pred: None, int: None, float: v.first().map(|x| x.to_f64()), complex: None })
 }
 
 /// An integer or pred scalar, exactly as i128.
@@ -430,16 +422,7 @@ fn float_data(t: ElementType, values: Vec<f64>, below: Option<f64>) -> Option<Da
                 .collect(),
         )
     }
-    use ElementType as E;
-    Some(match t {
-        E::F16 => each::<f16>(values, below),
-        E::BF16 => each::<bf16>(values, below),
-        E::F32 => each::<f32>(values, below),
-        E::F64 => each::<f64>(values, below),
-        E::F8E4M3FN => each::<F8E4M3FN>(values, below),
-        E::F8E5M2 => each::<F8E5M2>(values, below),
-        _ => return None,
-    })
+    crate::by_type!(t, T => { pred: None, int: None, float: Some(each::<T>(values, below)), complex: None })
 }
 
 /// `x` rounded to nearest-even into `T`; types narrower than f32 are reached
