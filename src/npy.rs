@@ -10,67 +10,51 @@
 //! Written by hand rather than through a crate: it is a hundred lines, and
 //! the raw void types are exactly the corner such crates leave out.
 
-use half::{bf16, f16};
-use num_complex::Complex;
-use xlaref_reference::literal::{ArrayLiteral, Data, Literal};
-use xlaref_reference::numerics::f8::{F8E4M3FN, F8E5M2};
-use xlaref_reference::types::{ElementType, Shape};
+use xlaref_reference::literal::{ArrayLiteral, Literal};
+use xlaref_reference::numerics::bytes::{from_le_bytes, to_le_bytes};
+use xlaref_reference::types::{ElementType, Shape, TypeClass};
 
 const MAGIC: &[u8] = b"\x93NUMPY";
 
-/// numpy's `descr` of an element type (little-endian), or the raw void of
-/// its width for types numpy lacks.
-fn descr(t: ElementType) -> &'static str {
-    use ElementType as E;
-    match t {
-        E::Pred => "|b1",
-        E::S8 => "|i1",
-        E::S16 => "<i2",
-        E::S32 => "<i4",
-        E::S64 => "<i8",
-        E::U8 => "|u1",
-        E::U16 => "<u2",
-        E::U32 => "<u4",
-        E::U64 => "<u8",
-        E::F16 => "<f2",
-        E::F32 => "<f4",
-        E::F64 => "<f8",
-        E::C64 => "<c8",
-        E::C128 => "<c16",
-        E::BF16 => "|V2",
-        E::F8E4M3FN | E::F8E5M2 => "|V1",
+/// numpy's kind letter for an element type, derived from the element-type
+/// table (class and width); `None` for the types numpy lacks (bf16 and the
+/// f8 formats: its float kind holds only IEEE binary16/32/64).
+fn numpy_kind(t: ElementType) -> Option<char> {
+    match t.class() {
+        TypeClass::Pred => Some('b'),
+        TypeClass::Signed => Some('i'),
+        TypeClass::Unsigned => Some('u'),
+        TypeClass::Complex => Some('c'),
+        TypeClass::Float => matches!(t, ElementType::F16 | ElementType::F32 | ElementType::F64).then_some('f'),
+    }
+}
+
+/// numpy's `descr` of an element type (little-endian; one-byte types have no
+/// order), or the raw void of its width for types numpy lacks.
+fn descr(t: ElementType) -> String {
+    let width = t.byte_width();
+    match numpy_kind(t) {
+        Some(kind) if width == 1 => format!("|{kind}{width}"),
+        Some(kind) => format!("<{kind}{width}"),
+        None => format!("|V{width}"),
     }
 }
 
 /// The element type of a `descr`; a raw void takes the declared type when
 /// its width matches. Also whether the bytes are big-endian.
 fn element_type(d: &str, declared: Option<ElementType>) -> Result<(ElementType, bool), String> {
-    use ElementType as E;
     let big = d.starts_with('>');
     let body = d.trim_start_matches(['<', '>', '|', '=']);
-    let t = match body {
-        "b1" => E::Pred,
-        "i1" => E::S8,
-        "i2" => E::S16,
-        "i4" => E::S32,
-        "i8" => E::S64,
-        "u1" => E::U8,
-        "u2" => E::U16,
-        "u4" => E::U32,
-        "u8" => E::U64,
-        "f2" => E::F16,
-        "f4" => E::F32,
-        "f8" => E::F64,
-        "c8" => E::C64,
-        "c16" => E::C128,
-        "V2" | "V1" => match declared {
-            Some(t @ E::BF16) if body == "V2" => t,
-            Some(t @ (E::F8E4M3FN | E::F8E5M2)) if body == "V1" => t,
-            _ => return Err(format!("raw `{d}` elements need a bf16 (V2) or f8 (V1) parameter to say their type")),
-        },
-        _ => return Err(format!("numpy dtype `{d}` has no xlaref element type")),
-    };
-    Ok((t, big))
+    let same_body = |t: &ElementType| descr(*t).trim_start_matches(['<', '|']) == body;
+    if let Some(t) = ElementType::ALL.iter().copied().find(|t| numpy_kind(*t).is_some() && same_body(t)) {
+        return Ok((t, big));
+    }
+    match declared {
+        // Raw void bytes have no byte order.
+        Some(t) if numpy_kind(t).is_none() && same_body(&t) => Ok((t, false)),
+        _ if body.starts_with('V') => Err(format!("raw `{d}` elements need a bf16 (V2) or f8 (V1) parameter to say their type")),
+        _ => Err(format!("numpy dtype `{d}` has no xlaref element type")),
+    }
 }
 
 /// The value of `key` in the header dict, as text.
@@ -152,13 +136,23 @@ pub fn read_npy(bytes: &[u8], declared: Option<&Shape>, max_elements: i64) -> Re
     let width = t.byte_width();
     let need = count as usize * width;
     let raw = data.get(..need).ok_or_else(|| format!("the .npy file holds {} bytes of data, its shape needs {need}", data.len()))?;
-    // Straight from the bytes: no per-element slice list on the common path.
-    let data = if fortran {
-        let elements: Vec<&[u8]> = raw.chunks_exact(width).collect();
-        decode(t, row_major(&elements, &dims).into_iter(), big)
+    // Straight from the bytes on the common path (C order, little-endian);
+    // otherwise a reordered or byte-swapped copy first.
+    let data = if fortran || big {
+        let mut bytes = if fortran {
+            let elements: Vec<&[u8]> = raw.chunks_exact(width).collect();
+            row_major(&elements, &dims).concat()
+        } else {
+            raw.to_vec()
+        };
+        if big {
+            to_little_endian(&mut bytes, t.component_type().byte_width());
+        }
+        from_le_bytes(&bytes, t)
     } else {
-        decode(t, raw.chunks_exact(width), big)
-    };
+        from_le_bytes(raw, t)
+    }
+    .ok_or("the .npy data is not a whole number of elements")?;
     let literal = ArrayLiteral::new(dims, data);
     if let Some(shape) = declared_array {
         if shape.dims != literal.shape.dims || shape.element_type != t {
@@ -191,61 +185,11 @@ fn row_major<'a>(elements: &[&'a [u8]], dims: &[i64]) -> Vec<&'a [u8]> {
     out
 }
 
-fn decode<'a>(t: ElementType, elements: impl Iterator<Item = &'a [u8]>, big: bool) -> Data {
-    use ElementType as E;
-    fn le<const N: usize>(b: &[u8], big: bool) -> [u8; N] {
-        let mut a = [0u8; N];
-        a.copy_from_slice(&b[..N]);
-        if big {
-            a.reverse();
-        }
-        a
-    }
-    macro_rules! each {
-        ($f:expr) => {
-            elements.map(|b| $f(b)).collect()
-        };
-    }
-    match t {
-        E::Pred => Data::Pred(each!(|b: &[u8]| b[0] != 0)),
-        E::S8 => Data::S8(each!(|b: &[u8]| b[0] as i8)),
-        E::U8 => Data::U8(each!(|b: &[u8]| b[0])),
-        E::S16 => Data::S16(each!(|b: &[u8]| i16::from_le_bytes(le(b, big)))),
-        E::U16 => Data::U16(each!(|b: &[u8]| u16::from_le_bytes(le(b, big)))),
-        E::S32 => Data::S32(each!(|b: &[u8]| i32::from_le_bytes(le(b, big)))),
-        E::U32 => Data::U32(each!(|b: &[u8]| u32::from_le_bytes(le(b, big)))),
-        E::S64 => Data::S64(each!(|b: &[u8]| i64::from_le_bytes(le(b, big)))),
-        E::U64 => Data::U64(each!(|b: &[u8]| u64::from_le_bytes(le(b, big)))),
-        E::F16 => Data::F16(each!(|b: &[u8]| f16::from_bits(u16::from_le_bytes(le(b, big))))),
-        E::BF16 => Data::BF16(each!(|b: &[u8]| bf16::from_bits(u16::from_le_bytes(le(b, false))))),
-        E::F32 => Data::F32(each!(|b: &[u8]| f32::from_le_bytes(le(b, big)))),
-        E::F64 => Data::F64(each!(|b: &[u8]| f64::from_le_bytes(le(b, big)))),
-        E::C64 => Data::C64(each!(|b: &[u8]| Complex::new(f32::from_le_bytes(le(b, big)), f32::from_le_bytes(le(&b[4..], big))))),
-        E::C128 => Data::C128(each!(|b: &[u8]| Complex::new(f64::from_le_bytes(le(b, big)), f64::from_le_bytes(le(&b[8..], big))))),
-        E::F8E4M3FN => Data::F8E4M3FN(each!(|b: &[u8]| F8E4M3FN::from_bits(b[0]))),
-        E::F8E5M2 => Data::F8E5M2(each!(|b: &[u8]| F8E5M2::from_bits(b[0]))),
-    }
-}
-
-fn encode(data: &Data) -> Vec<u8> {
-    match data {
-        Data::Pred(v) => v.iter().map(|&b| b as u8).collect(),
-        Data::S8(v) => v.iter().map(|&x| x as u8).collect(),
-        Data::U8(v) => v.clone(),
-        Data::S16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Data::U16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Data::S32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Data::U32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Data::S64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Data::U64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Data::F16(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
-        Data::BF16(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
-        Data::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Data::F64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Data::C64(v) => v.iter().flat_map(|z| [z.re.to_le_bytes(), z.im.to_le_bytes()].concat()).collect(),
-        Data::C128(v) => v.iter().flat_map(|z| [z.re.to_le_bytes(), z.im.to_le_bytes()].concat()).collect(),
-        Data::F8E4M3FN(v) => v.iter().map(|x| x.to_bits()).collect(),
-        Data::F8E5M2(v) => v.iter().map(|x| x.to_bits()).collect(),
+/// Big-endian elements in place as little-endian ones: each real component
+/// (a complex element's two parts separately) reversed.
+fn to_little_endian(bytes: &mut [u8], component_width: usize) {
+    for component in bytes.chunks_exact_mut(component_width) {
+        component.reverse();
     }
 }
 
@@ -263,13 +207,16 @@ pub fn write_npy(a: &ArrayLiteral) -> Vec<u8> {
     out.extend_from_slice(&[1, 0]);
     out.extend_from_slice(&(header.len() as u16).to_le_bytes());
     out.extend_from_slice(header.as_bytes());
-    out.extend_from_slice(&encode(&a.data));
+    out.extend_from_slice(&to_le_bytes(&a.data));
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use half::{bf16, f16};
+    use num_complex::Complex;
+    use xlaref_reference::numerics::f8::{F8E4M3FN, F8E5M2};
     use xlaref_reference::types::ArrayShape;
 
     fn round_trip(a: ArrayLiteral) {

@@ -13,6 +13,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 sys.path.insert(0, "/work/main/tools")
+from verifier_suite import outside_suite  # noqa: E402
 from xla_run_hlo import run_hlo  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -238,6 +239,9 @@ def hand_cases():
     V.append(range_case("s32", "s32", 1000, -5, 5, 11))
 
     for fname, cases in (("errors.json", E), ("uniform_normal.json", V)):
+        cases = outside_suite(os.path.join(HERE, fname), cases)
+        if not cases:
+            continue
         with open(os.path.join(HERE, fname), "w") as f:
             json.dump({"format": "xla-json/1", "cases": cases}, f, indent=1)
             f.write("\n")

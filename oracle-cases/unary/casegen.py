@@ -11,6 +11,9 @@ import os
 import sys
 from fractions import Fraction
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+from verifier_suite import outside_suite  # noqa: E402
+
 import ml_dtypes
 import mpmath
 import numpy as np
@@ -270,6 +273,9 @@ def dumps(x, indent=0):
 
 
 def write_cases(path, cases):
+    cases = outside_suite(path, cases)
+    if not cases:
+        return 0
     names = [c["name"] for c in cases]
     assert len(names) == len(set(names)), [n for n in names if names.count(n) > 1]
     lines = ['{"format": "xla-json/1", "cases": [']

@@ -130,6 +130,49 @@ macro_rules! by_type_arms {
     };
 }
 
+/// [`with_data!`] for two operands of one element type:
+/// `with_data2!((a_data, b_data), (a, b) => body else other)`, `other` when
+/// their types differ.
+#[macro_export]
+macro_rules! with_data2 {
+    (($l:expr, $r:expr), ($a:ident, $b:ident) => $body:expr, else $other:expr) => {
+        $crate::element_types!([$crate::with_data2_arms] $l, $r, $a, $b => $body, else $other)
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! with_data2_arms {
+    ([$l:expr, $r:expr, $a:ident, $b:ident => $body:expr, else $other:expr] $($v:ident: $t:ty, $name:literal, $class:ident, $bits:literal;)*) => {
+        match ($l, $r) {
+            $(($crate::literal::Data::$v($a), $crate::literal::Data::$v($b)) => $body,)*
+            _ => $other,
+        }
+    };
+}
+
+/// Runs `$body` with `$T` naming the storage type of an [`ElementType`],
+/// whatever it is: [`with_data!`] for a type instead of a vector.
+#[macro_export]
+macro_rules! with_type {
+    ($element_type:expr, $T:ident => $body:expr) => {
+        $crate::element_types!([$crate::with_type_arms] $element_type, $T => $body)
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! with_type_arms {
+    ([$element_type:expr, $T:ident => $body:expr] $($v:ident: $t:ty, $name:literal, $class:ident, $bits:literal;)*) => {
+        match $element_type {
+            $($crate::types::ElementType::$v => {
+                type $T = $t;
+                $body
+            })*
+        }
+    };
+}
+
 #[doc(hidden)]
 #[macro_export]
 macro_rules! pick_class {

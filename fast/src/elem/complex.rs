@@ -11,8 +11,42 @@
 //! overflow), evaluated with `libm` so the last bits are reproducible.
 
 use num_complex::Complex;
+use xlaref_reference::literal::Stored;
 
 pub type Z = Complex<f64>;
+
+/// The part type of a complex storage type (f32 for c64, f64 for c128), and
+/// the way between that storage type and [`Z`], where the arithmetic runs.
+pub trait Part: Copy + Send + Sync + Stored {
+    fn up(z: Complex<Self>) -> Z;
+    /// Each part rounded once to the part type.
+    fn down(z: Z) -> Complex<Self>;
+    fn narrow(x: f64) -> Self;
+}
+
+impl Part for f32 {
+    fn up(z: Complex<f32>) -> Z {
+        Z::new(f64::from(z.re), f64::from(z.im))
+    }
+    fn down(z: Z) -> Complex<f32> {
+        Complex::new(z.re as f32, z.im as f32)
+    }
+    fn narrow(x: f64) -> f32 {
+        x as f32
+    }
+}
+
+impl Part for f64 {
+    fn up(z: Z) -> Z {
+        z
+    }
+    fn down(z: Z) -> Z {
+        z
+    }
+    fn narrow(x: f64) -> f64 {
+        x
+    }
+}
 
 const NAN2: Z = Z { re: f64::NAN, im: f64::NAN };
 

@@ -220,49 +220,12 @@ fn column<S: Src, D: Dst + Stored>(v: &[S]) -> Data {
 }
 
 fn from_source<S: Src>(v: &[S], to: ElementType) -> Data {
-    use ElementType as E;
-    match to {
-        E::Pred => column::<S, bool>(v),
-        E::S8 => column::<S, i8>(v),
-        E::S16 => column::<S, i16>(v),
-        E::S32 => column::<S, i32>(v),
-        E::S64 => column::<S, i64>(v),
-        E::U8 => column::<S, u8>(v),
-        E::U16 => column::<S, u16>(v),
-        E::U32 => column::<S, u32>(v),
-        E::U64 => column::<S, u64>(v),
-        E::F16 => column::<S, f16>(v),
-        E::BF16 => column::<S, bf16>(v),
-        E::F32 => column::<S, f32>(v),
-        E::F64 => column::<S, f64>(v),
-        E::C64 => column::<S, Complex<f32>>(v),
-        E::C128 => column::<S, Complex<f64>>(v),
-        E::F8E4M3FN => column::<S, F8E4M3FN>(v),
-        E::F8E5M2 => column::<S, F8E5M2>(v),
-    }
+    xlaref_reference::with_type!(to, D => column::<S, D>(v))
 }
 
 /// Converts all elements of `data` to `to`.
 pub fn convert(data: &Data, to: ElementType) -> Data {
-    match data {
-        Data::Pred(v) => from_source(v, to),
-        Data::S8(v) => from_source(v, to),
-        Data::S16(v) => from_source(v, to),
-        Data::S32(v) => from_source(v, to),
-        Data::S64(v) => from_source(v, to),
-        Data::U8(v) => from_source(v, to),
-        Data::U16(v) => from_source(v, to),
-        Data::U32(v) => from_source(v, to),
-        Data::U64(v) => from_source(v, to),
-        Data::F16(v) => from_source(v, to),
-        Data::BF16(v) => from_source(v, to),
-        Data::F32(v) => from_source(v, to),
-        Data::F64(v) => from_source(v, to),
-        Data::C64(v) => from_source(v, to),
-        Data::C128(v) => from_source(v, to),
-        Data::F8E4M3FN(v) => from_source(v, to),
-        Data::F8E5M2(v) => from_source(v, to),
-    }
+    xlaref_reference::with_data!(data, v => from_source(v, to))
 }
 
 #[cfg(test)]

@@ -4,17 +4,15 @@
 
 use std::borrow::Cow;
 
-use half::{bf16, f16};
 use num_complex::Complex;
 use xlaref_reference::ir::{BinaryOp, Direction, UnaryOp};
-use xlaref_reference::literal::{ArrayLiteral, Data, Literal};
+use xlaref_reference::literal::{ArrayLiteral, Data, Literal, Stored};
 use xlaref_reference::types::{ArrayShape, ElementType};
 use xlaref_reference::RunError;
 
 use super::shape_ops;
-use crate::elem::complex as cx;
+use crate::elem::complex::{self as cx, Part};
 use crate::elem::complex_inverse as cxi;
-use crate::elem::f8::{F8E4M3FN, F8E5M2};
 use crate::elem::float::{maximum, minimum, order_key, pow, sign, FFloat, Wide};
 use crate::elem::int::FInt;
 use crate::elem::special;
@@ -57,16 +55,6 @@ fn side<'a, T: Copy>(v: &'a [T], n: usize) -> Side<'a, T> {
     } else {
         Side::All(v)
     }
-}
-
-/// Selects the typed slices of two operands of one type and calls `$body`.
-macro_rules! pair {
-    ($a:expr, $b:expr, $n:expr, |$x:ident, $y:ident| { $($variant:ident => $body:expr),* $(,)? }) => {
-        match (&$a.data, &$b.data) {
-            $((Data::$variant(p), Data::$variant(q)) => { let $x = side(p, $n); let $y = side(q, $n); $body })*
-            _ => return Err(internal("operands of different types")),
-        }
-    };
 }
 
 fn int_binary<T: FInt>(op: BinaryOp, a: Side<T>, b: Side<T>) -> R<Vec<T>> {
@@ -168,13 +156,7 @@ pub(crate) fn float_binary_fn<T: FFloat, U: BinaryUse<T>>(op: BinaryOp, u: U) ->
     })
 }
 
-fn complex_binary<P: Copy + Sync + Send>(
-    op: BinaryOp,
-    a: Side<Complex<P>>,
-    b: Side<Complex<P>>,
-    up: fn(Complex<P>) -> cx::Z,
-    down: fn(cx::Z) -> Complex<P>,
-) -> R<Vec<Complex<P>>> {
+fn complex_binary<P: Part>(op: BinaryOp, a: Side<Complex<P>>, b: Side<Complex<P>>) -> R<Vec<Complex<P>>> {
     use BinaryOp::*;
     let g: fn(cx::Z, cx::Z) -> cx::Z = match op {
         Add => |x, y| x + y,
@@ -186,14 +168,28 @@ fn complex_binary<P: Copy + Sync + Send>(
         Min => cx::min,
         _ => return Err(internal("op not defined on complex numbers")),
     };
-    Ok(run2(a, b, |x, y| down(g(up(x), up(y)))))
+    Ok(run2(a, b, |x, y| P::down(g(P::up(x), P::up(y)))))
 }
 
-fn up32(z: Complex<f32>) -> cx::Z {
-    cx::Z::new(z.re as f64, z.im as f64)
+/// Pred's binary ops: the logical ones, and Add/Mul/Max/Min as XLA reads
+/// them on pred (or/and).
+fn pred_binary(op: BinaryOp, a: Side<bool>, b: Side<bool>) -> R<Vec<bool>> {
+    use BinaryOp as B;
+    Ok(match op {
+        B::Add | B::Max | B::Or => run2(a, b, |x, y| x | y),
+        B::Mul | B::Min | B::And => run2(a, b, |x, y| x & y),
+        B::Xor => run2(a, b, |x, y| x ^ y),
+        _ => return Err(internal("op not defined on pred")),
+    })
 }
-fn down32(z: cx::Z) -> Complex<f32> {
-    Complex::new(z.re as f32, z.im as f32)
+
+/// Complex(re, im) of two f32 or two f64 operands.
+fn complex_of_parts(l: &ArrayLiteral, r: &ArrayLiteral, n: usize) -> R<Data> {
+    Ok(match (&l.data, &r.data) {
+        (Data::F32(re), Data::F32(im)) => Data::C64(run2(side(re, n), side(im, n), Complex::new)),
+        (Data::F64(re), Data::F64(im)) => Data::C128(run2(side(re, n), side(im, n), Complex::new)),
+        _ => return Err(internal("Complex of operands that are not f32 or f64")),
+    })
 }
 
 /// Element-wise binary arithmetic with the broadcasting document's rules.
@@ -206,31 +202,15 @@ pub fn binary(
 ) -> R<ArrayLiteral> {
     let (l, r) = (prepare(lhs, &out.dims, broadcast_dimensions), prepare(rhs, &out.dims, broadcast_dimensions));
     let n = out.element_count();
-    use BinaryOp as B;
-    let data = pair!(l, r, n, |a, b| {
-        Pred => Data::Pred(match op {
-            B::Add | B::Max | B::Or => run2(a, b, |x, y| x | y),
-            B::Mul | B::Min | B::And => run2(a, b, |x, y| x & y),
-            B::Xor => run2(a, b, |x, y| x ^ y),
-            _ => return Err(internal("op not defined on pred")),
-        }),
-        S8 => Data::S8(int_binary(op, a, b)?),
-        S16 => Data::S16(int_binary(op, a, b)?),
-        S32 => Data::S32(int_binary(op, a, b)?),
-        S64 => Data::S64(int_binary(op, a, b)?),
-        U8 => Data::U8(int_binary(op, a, b)?),
-        U16 => Data::U16(int_binary(op, a, b)?),
-        U32 => Data::U32(int_binary(op, a, b)?),
-        U64 => Data::U64(int_binary(op, a, b)?),
-        F16 => Data::F16(float_binary::<f16>(op, a, b)?),
-        BF16 => Data::BF16(float_binary::<bf16>(op, a, b)?),
-        F32 => if op == B::Complex { Data::C64(run2(a, b, Complex::new)) } else { Data::F32(float_binary(op, a, b)?) },
-        F64 => if op == B::Complex { Data::C128(run2(a, b, Complex::new)) } else { Data::F64(float_binary(op, a, b)?) },
-        F8E4M3FN => Data::F8E4M3FN(float_binary::<F8E4M3FN>(op, a, b)?),
-        F8E5M2 => Data::F8E5M2(float_binary::<F8E5M2>(op, a, b)?),
-        C64 => Data::C64(complex_binary(op, a, b, up32, down32)?),
-        C128 => Data::C128(complex_binary(op, a, b, |z| z, |z| z)?),
-    });
+    if op == BinaryOp::Complex {
+        return Ok(ArrayLiteral::with_shape(out.clone(), complex_of_parts(&l, &r, n)?));
+    }
+    let data = xlaref_reference::by_class2!((&l.data, &r.data), (p, q) => {
+        pred: Data::Pred(pred_binary(op, side(p, n), side(q, n))?),
+        int: Stored::wrap(int_binary(op, side(p, n), side(q, n))?),
+        float: Stored::wrap(float_binary(op, side(p, n), side(q, n))?),
+        complex: Stored::wrap(complex_binary(op, side(p, n), side(q, n))?),
+    } else return Err(internal("operands of different types")));
     Ok(ArrayLiteral::with_shape(out.clone(), data))
 }
 
@@ -287,25 +267,16 @@ pub fn compare(
 ) -> R<ArrayLiteral> {
     let (l, r) = (prepare(lhs, &out.dims, broadcast_dimensions), prepare(rhs, &out.dims, broadcast_dimensions));
     let n = out.element_count();
-    let result = pair!(l, r, n, |a, b| {
-        Pred => ordered(d, a, b),
-        S8 => ordered(d, a, b),
-        S16 => ordered(d, a, b),
-        S32 => ordered(d, a, b),
-        S64 => ordered(d, a, b),
-        U8 => ordered(d, a, b),
-        U16 => ordered(d, a, b),
-        U32 => ordered(d, a, b),
-        U64 => ordered(d, a, b),
-        F16 => float_compare(d, total, a, b),
-        BF16 => float_compare(d, total, a, b),
-        F32 => float_compare(d, total, a, b),
-        F64 => float_compare(d, total, a, b),
-        F8E4M3FN => float_compare(d, total, a, b),
-        F8E5M2 => float_compare(d, total, a, b),
-        C64 => match d { Direction::Ne => run2(a, b, |x, y| x != y), _ => run2(a, b, |x, y| x == y) },
-        C128 => match d { Direction::Ne => run2(a, b, |x, y| x != y), _ => run2(a, b, |x, y| x == y) },
-    });
+    let result = xlaref_reference::by_class2!((&l.data, &r.data), (p, q) => {
+        pred: ordered(d, side(p, n), side(q, n)),
+        int: ordered(d, side(p, n), side(q, n)),
+        float: float_compare(d, total, side(p, n), side(q, n)),
+        // Complex numbers have no order: only Eq and Ne pass the verifier.
+        complex: match d {
+            Direction::Ne => run2(side(p, n), side(q, n), |x, y| x != y),
+            _ => run2(side(p, n), side(q, n), |x, y| x == y),
+        },
+    } else return Err(internal("operands of different types")));
     Ok(ArrayLiteral::with_shape(out.clone(), Data::Pred(result)))
 }
 
@@ -412,20 +383,15 @@ fn trig<T: FFloat>(v: &[T], near: impl Fn(T::W) -> T::W + Sync, far: impl Fn(T::
     )
 }
 
-fn complex_unary<P: Copy + Sync + Send>(
-    op: UnaryOp,
-    v: &[Complex<P>],
-    up: fn(Complex<P>) -> cx::Z,
-    down: fn(cx::Z) -> Complex<P>,
-    part: fn(f64) -> P,
-    wrap: fn(Vec<P>) -> Data,
-    wrapc: fn(Vec<Complex<P>>) -> Data,
-) -> R<Data> {
+fn complex_unary<P: Part>(op: UnaryOp, v: &[Complex<P>]) -> R<Data>
+where
+    Complex<P>: Stored,
+{
     use UnaryOp::*;
     let g: fn(cx::Z) -> cx::Z = match op {
-        Abs => return Ok(wrap(par::map(v, |z| part(cx::abs(up(z)))))),
-        Real => return Ok(wrap(par::map(v, |z| part(up(z).re)))),
-        Imag => return Ok(wrap(par::map(v, |z| part(up(z).im)))),
+        Abs => return Ok(P::wrap(par::map(v, |z| P::narrow(cx::abs(P::up(z)))))),
+        Real => return Ok(P::wrap(par::map(v, |z| P::narrow(P::up(z).re)))),
+        Imag => return Ok(P::wrap(par::map(v, |z| P::narrow(P::up(z).im)))),
         Neg => |z| -z,
         Conj => |z| z.conj(),
         Sign => cx::sign,
@@ -450,31 +416,20 @@ fn complex_unary<P: Copy + Sync + Send>(
         Atanh => cxi::atanh,
         _ => return Err(internal("op not defined on complex numbers")),
     };
-    Ok(wrapc(par::map(v, |z| down(g(up(z))))))
+    Ok(Stored::wrap(par::map(v, |z| P::down(g(P::up(z))))))
 }
 
 /// Element-wise unary functions.
 pub fn unary(op: UnaryOp, x: &ArrayLiteral, out: &ArrayShape) -> R<ArrayLiteral> {
-    let data = match &x.data {
-        Data::Pred(v) if op == UnaryOp::Not => Data::Pred(par::map(v, |b| !b)),
-        Data::Pred(_) => return Err(internal("op not defined on pred")),
-        Data::S8(v) => Data::S8(int_unary(op, v)?),
-        Data::S16(v) => Data::S16(int_unary(op, v)?),
-        Data::S32(v) => Data::S32(int_unary(op, v)?),
-        Data::S64(v) => Data::S64(int_unary(op, v)?),
-        Data::U8(v) => Data::U8(int_unary(op, v)?),
-        Data::U16(v) => Data::U16(int_unary(op, v)?),
-        Data::U32(v) => Data::U32(int_unary(op, v)?),
-        Data::U64(v) => Data::U64(int_unary(op, v)?),
-        Data::F16(v) => float_unary(op, v)?,
-        Data::BF16(v) => float_unary(op, v)?,
-        Data::F32(v) => float_unary(op, v)?,
-        Data::F64(v) => float_unary(op, v)?,
-        Data::F8E4M3FN(v) => float_unary(op, v)?,
-        Data::F8E5M2(v) => float_unary(op, v)?,
-        Data::C64(v) => complex_unary(op, v, up32, down32, |p| p as f32, Data::F32, Data::C64)?,
-        Data::C128(v) => complex_unary(op, v, |z| z, |z| z, |p| p, Data::F64, Data::C128)?,
-    };
+    let data = xlaref_reference::by_class!(&x.data, v => {
+        pred: match op {
+            UnaryOp::Not => Data::Pred(par::map(v, |b| !b)),
+            _ => return Err(internal("op not defined on pred")),
+        },
+        int: Stored::wrap(int_unary(op, v)?),
+        float: float_unary(op, v)?,
+        complex: complex_unary(op, v)?,
+    });
     Ok(ArrayLiteral::with_shape(out.clone(), data))
 }
 
@@ -488,15 +443,11 @@ pub fn select(pred: &ArrayLiteral, on_true: &Literal, on_false: &Literal) -> R<L
     if p.len() == 1 && t.element_count() != 1 {
         return Ok(if p[0] { on_true.clone() } else { on_false.clone() });
     }
-    macro_rules! pick {
-        ($($v:ident),*) => {
-            match (&t.data, &f.data) {
-                $((Data::$v(a), Data::$v(b)) => Data::$v(par::zip3(p, a, b, |c, x, y| if c { x } else { y })),)*
-                _ => return Err(internal("select operands of different types")),
-            }
-        };
+    fn choose<T: Stored + Send + Sync>(p: &[bool], a: &[T], b: &[T]) -> Data {
+        T::wrap(par::zip3(p, a, b, |c, x, y| if c { x } else { y }))
     }
-    let data = pick!(Pred, S8, S16, S32, S64, U8, U16, U32, U64, F16, BF16, F32, F64, C64, C128, F8E4M3FN, F8E5M2);
+    let data = xlaref_reference::with_data2!((&t.data, &f.data), (a, b) => choose(p, a, b),
+        else return Err(internal("select operands of different types")));
     Ok(Literal::Array(ArrayLiteral::with_shape(t.shape.clone(), data)))
 }
 

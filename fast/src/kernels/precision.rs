@@ -262,48 +262,11 @@ fn from_bytes<T: Bytes + Stored>(b: &[u8]) -> Data {
 }
 
 fn encode(d: &Data) -> Vec<u8> {
-    match d {
-        Data::Pred(v) => to_bytes(v),
-        Data::S8(v) => to_bytes(v),
-        Data::S16(v) => to_bytes(v),
-        Data::S32(v) => to_bytes(v),
-        Data::S64(v) => to_bytes(v),
-        Data::U8(v) => to_bytes(v),
-        Data::U16(v) => to_bytes(v),
-        Data::U32(v) => to_bytes(v),
-        Data::U64(v) => to_bytes(v),
-        Data::F16(v) => to_bytes(v),
-        Data::BF16(v) => to_bytes(v),
-        Data::F32(v) => to_bytes(v),
-        Data::F64(v) => to_bytes(v),
-        Data::C64(v) => to_bytes(v),
-        Data::C128(v) => to_bytes(v),
-        Data::F8E4M3FN(v) => to_bytes(v),
-        Data::F8E5M2(v) => to_bytes(v),
-    }
+    xlaref_reference::with_data!(d, v => to_bytes(v))
 }
 
 fn decode(b: &[u8], t: ElementType) -> Data {
-    use ElementType as E;
-    match t {
-        E::Pred => from_bytes::<bool>(b),
-        E::S8 => from_bytes::<i8>(b),
-        E::S16 => from_bytes::<i16>(b),
-        E::S32 => from_bytes::<i32>(b),
-        E::S64 => from_bytes::<i64>(b),
-        E::U8 => from_bytes::<u8>(b),
-        E::U16 => from_bytes::<u16>(b),
-        E::U32 => from_bytes::<u32>(b),
-        E::U64 => from_bytes::<u64>(b),
-        E::F16 => from_bytes::<f16>(b),
-        E::BF16 => from_bytes::<bf16>(b),
-        E::F32 => from_bytes::<f32>(b),
-        E::F64 => from_bytes::<f64>(b),
-        E::C64 => from_bytes::<Complex<f32>>(b),
-        E::C128 => from_bytes::<Complex<f64>>(b),
-        E::F8E4M3FN => from_bytes::<F8E4M3FN>(b),
-        E::F8E5M2 => from_bytes::<F8E5M2>(b),
-    }
+    xlaref_reference::with_type!(t, T => from_bytes::<T>(b))
 }
 
 /// BitcastConvertType — document §BitcastConvertType: the row-major

@@ -8,13 +8,15 @@
 
 use std::mem::MaybeUninit;
 
-use half::{bf16, f16};
 use xlaref_reference::ir::{Op, RngAlgorithm};
+use xlaref_reference::literal::Stored;
 use xlaref_reference::literal::{ArrayLiteral, Data, Literal};
-use xlaref_reference::types::{ArrayShape, ElementType, Shape};
+use xlaref_reference::numerics::bits::Bits;
+use xlaref_reference::types::{ArrayShape, ElementType, Shape, TypeClass};
 use xlaref_reference::RunError;
 
-use crate::elem::f8::{e4m3fn_from_f64, e4m3fn_to_f32, e5m2_from_f64, e5m2_to_f32, F8E4M3FN, F8E5M2};
+use crate::elem::convert::{Dst, Src, V};
+use crate::elem::float::{FFloat, Wide};
 use crate::exec::Executor;
 use crate::internal;
 use crate::par;
@@ -185,24 +187,13 @@ fn philox(state: &[u64], n: usize, width: u32) -> (Vec<u64>, Vec<u64>) {
 
 /// The low bits of each word as the output type's bit pattern.
 fn reinterpret(t: ElementType, w: Vec<u64>) -> R<Data> {
-    use ElementType as E;
-    Ok(match t {
-        E::U64 => Data::U64(w),
-        E::S64 => Data::S64(par::map(&w, |x| x as i64)),
-        E::F64 => Data::F64(par::map(&w, f64::from_bits)),
-        E::U32 => Data::U32(par::map(&w, |x| x as u32)),
-        E::S32 => Data::S32(par::map(&w, |x| x as i32)),
-        E::F32 => Data::F32(par::map(&w, |x| f32::from_bits(x as u32))),
-        E::U16 => Data::U16(par::map(&w, |x| x as u16)),
-        E::S16 => Data::S16(par::map(&w, |x| x as i16)),
-        E::F16 => Data::F16(par::map(&w, |x| f16::from_bits(x as u16))),
-        E::BF16 => Data::BF16(par::map(&w, |x| bf16::from_bits(x as u16))),
-        E::U8 => Data::U8(par::map(&w, |x| x as u8)),
-        E::S8 => Data::S8(par::map(&w, |x| x as i8)),
-        E::F8E4M3FN => Data::F8E4M3FN(par::map(&w, |x| F8E4M3FN(x as u8))),
-        E::F8E5M2 => Data::F8E5M2(par::map(&w, |x| F8E5M2(x as u8))),
-        E::Pred | E::C64 | E::C128 => return Err(internal("output type")),
-    })
+    fn low_bits<T: Bits + Stored>(w: &[u64]) -> Data {
+        T::wrap(par::map(w, |x| T::with_bits(u128::from(x))))
+    }
+    if matches!(t.class(), TypeClass::Pred | TypeClass::Complex) {
+        return Err(internal("output type"));
+    }
+    Ok(xlaref_reference::with_type!(t, T => low_bits::<T>(&w)))
 }
 
 // --- RngUniform / RngNormal ----------------------------------------------------
@@ -216,33 +207,25 @@ fn stream_block(key: u64, stream: u64, i: u64) -> (u64, u64) {
     (u64::from(b[0]) | u64::from(b[1]) << 32, u64::from(b[2]) | u64::from(b[3]) << 32)
 }
 
+/// The first element of a scalar, exactly.
+fn scalar(a: &ArrayLiteral) -> Option<V> {
+    xlaref_reference::with_data!(&a.data, v => v.first().map(|x| x.v()))
+}
+
 fn scalar_f64(a: &ArrayLiteral) -> R<f64> {
-    let v = match &a.data {
-        Data::F64(v) => v.first().copied(),
-        Data::F32(v) => v.first().map(|&x| f64::from(x)),
-        Data::F16(v) => v.first().map(|x| x.to_f64()),
-        Data::BF16(v) => v.first().map(|x| x.to_f64()),
-        Data::F8E4M3FN(v) => v.first().map(|x| f64::from(e4m3fn_to_f32(x.0))),
-        Data::F8E5M2(v) => v.first().map(|x| f64::from(e5m2_to_f32(x.0))),
-        _ => None,
-    };
-    v.ok_or_else(|| internal("float scalar"))
+    match scalar(a) {
+        Some(V::F(x)) => Ok(x),
+        _ => Err(internal("float scalar")),
+    }
 }
 
 fn scalar_i128(a: &ArrayLiteral) -> R<i128> {
-    let v = match &a.data {
-        Data::Pred(v) => v.first().map(|&x| i128::from(x)),
-        Data::S8(v) => v.first().map(|&x| i128::from(x)),
-        Data::S16(v) => v.first().map(|&x| i128::from(x)),
-        Data::S32(v) => v.first().map(|&x| i128::from(x)),
-        Data::S64(v) => v.first().map(|&x| i128::from(x)),
-        Data::U8(v) => v.first().map(|&x| i128::from(x)),
-        Data::U16(v) => v.first().map(|&x| i128::from(x)),
-        Data::U32(v) => v.first().map(|&x| i128::from(x)),
-        Data::U64(v) => v.first().map(|&x| i128::from(x)),
-        _ => None,
-    };
-    v.ok_or_else(|| internal("integer scalar"))
+    match scalar(a) {
+        Some(V::B(b)) => Ok(i128::from(b)),
+        Some(V::I(x)) => Ok(i128::from(x)),
+        Some(V::U(x)) => Ok(i128::from(x)),
+        _ => Err(internal("integer scalar")),
+    }
 }
 
 fn uniform(key: u64, stream: u64, p: &ArrayLiteral, q: &ArrayLiteral, out: &ArrayShape) -> R<Data> {
@@ -277,19 +260,14 @@ fn uniform(key: u64, stream: u64, p: &ArrayLiteral, q: &ArrayLiteral, out: &Arra
     } else {
         vec![a; n]
     };
-    use ElementType as E;
-    Ok(match t {
-        E::Pred => Data::Pred(v.iter().map(|&x| x != 0).collect()),
-        E::S8 => Data::S8(v.iter().map(|&x| x as i8).collect()),
-        E::S16 => Data::S16(v.iter().map(|&x| x as i16).collect()),
-        E::S32 => Data::S32(v.iter().map(|&x| x as i32).collect()),
-        E::S64 => Data::S64(v.iter().map(|&x| x as i64).collect()),
-        E::U8 => Data::U8(v.iter().map(|&x| x as u8).collect()),
-        E::U16 => Data::U16(v.iter().map(|&x| x as u16).collect()),
-        E::U32 => Data::U32(v.iter().map(|&x| x as u32).collect()),
-        E::U64 => Data::U64(v.iter().map(|&x| x as u64).collect()),
-        _ => return Err(internal("uniform type")),
-    })
+    // Two's-complement truncation of a value in [a, b): its bits in the type.
+    fn wrapped<T: Bits + Stored>(v: &[i128]) -> Data {
+        T::wrap(v.iter().map(|&x| T::with_bits(x as u128)).collect())
+    }
+    if !(t.is_integer() || t.is_pred()) {
+        return Err(internal("uniform type"));
+    }
+    Ok(xlaref_reference::with_type!(t, T => wrapped::<T>(&v)))
 }
 
 fn normal(key: u64, stream: u64, mu: f64, sigma: f64, out: &ArrayShape) -> R<Data> {
@@ -309,55 +287,25 @@ fn normal(key: u64, stream: u64, mu: f64, sigma: f64, out: &ArrayShape) -> R<Dat
 /// `below: Some(b)`, a result equal to `b` steps down to the type's next
 /// value below `b`.
 fn floats(t: ElementType, v: Vec<f64>, below: Option<f64>) -> R<Data> {
-    fn go<T: Copy + Send + Sync>(
-        v: &[f64],
-        below: Option<f64>,
-        to: impl Fn(f64) -> T + Sync,
-        back: impl Fn(T) -> f64 + Sync,
-        step: impl Fn(T) -> T + Sync,
-    ) -> Vec<T> {
-        let limit = below.map(&to);
-        par::map(v, |x| {
+    /// Each value rounded to `T` (narrower types through f32, as the
+    /// reference); with `below`, a value that rounds up to it or past it
+    /// steps down to the float just below it.
+    fn rounded<T: FFloat + Dst + Stored>(v: &[f64], below: Option<f64>) -> Data {
+        let to = |x: f64| T::from_v(V::F(if T::WIDTH == 64 { x } else { f64::from(x as f32) }));
+        let limit = below.map(to);
+        T::wrap(par::map(v, |x| {
             let y = to(x);
             match (below, limit) {
-                (Some(b), Some(l)) if back(y) >= b => step(l),
+                (Some(b), Some(l)) if y.up().to_f64() >= b => T::from_bits(down_bits(l.bits(), T::WIDTH - 1)),
                 _ => y,
             }
-        })
+        }))
     }
-    use ElementType as E;
-    Ok(match t {
-        E::F64 => Data::F64(go(&v, below, |x| x, |y| y, |y| f64::from_bits(down_bits(y.to_bits(), 63)))),
-        E::F32 => Data::F32(go(&v, below, |x| x as f32, f64::from, |y| f32::from_bits(down_bits(y.to_bits().into(), 31) as u32))),
-        E::F16 => Data::F16(go(
-            &v,
-            below,
-            |x| f16::from_f32(x as f32),
-            |y| y.to_f64(),
-            |y| f16::from_bits(down_bits(y.to_bits().into(), 15) as u16),
-        )),
-        E::BF16 => Data::BF16(go(
-            &v,
-            below,
-            |x| bf16::from_f32(x as f32),
-            |y| y.to_f64(),
-            |y| bf16::from_bits(down_bits(y.to_bits().into(), 15) as u16),
-        )),
-        E::F8E4M3FN => Data::F8E4M3FN(go(
-            &v,
-            below,
-            |x| F8E4M3FN(e4m3fn_from_f64(f64::from(x as f32))),
-            |y| f64::from(e4m3fn_to_f32(y.0)),
-            |y| F8E4M3FN(down_bits(y.0.into(), 7) as u8),
-        )),
-        E::F8E5M2 => Data::F8E5M2(go(
-            &v,
-            below,
-            |x| F8E5M2(e5m2_from_f64(f64::from(x as f32))),
-            |y| f64::from(e5m2_to_f32(y.0)),
-            |y| F8E5M2(down_bits(y.0.into(), 7) as u8),
-        )),
-        _ => return Err(internal("float type")),
+    xlaref_reference::by_type!(t, T => {
+        pred: Err(internal("float type")),
+        int: Err(internal("float type")),
+        float: Ok(rounded::<T>(&v, below)),
+        complex: Err(internal("float type")),
     })
 }
 

@@ -252,51 +252,15 @@ pub fn compare(direction: Direction, total_order: bool, a: Scalar, b: Scalar) ->
 /// ConvertElementType of one scalar (numerics/convert.rs).
 pub fn convert(s: Scalar, to: ElementType) -> Scalar {
     fn from<S: ToNum>(x: S, to: ElementType) -> Scalar {
-        fn make<D: FromNum>(n: crate::numerics::convert::Num) -> D {
-            D::from_num(n)
-        }
         let n = x.to_num();
-        use ElementType as E;
-        match to {
-            E::Pred => Scalar::Pred(make(n)),
-            E::S8 => Scalar::S8(make(n)),
-            E::S16 => Scalar::S16(make(n)),
-            E::S32 => Scalar::S32(make(n)),
-            E::S64 => Scalar::S64(make(n)),
-            E::U8 => Scalar::U8(make(n)),
-            E::U16 => Scalar::U16(make(n)),
-            E::U32 => Scalar::U32(make(n)),
-            E::U64 => Scalar::U64(make(n)),
-            E::F16 => Scalar::F16(make(n)),
-            E::BF16 => Scalar::BF16(make(n)),
-            E::F32 => Scalar::F32(make(n)),
-            E::F64 => Scalar::F64(make(n)),
-            E::C64 => Scalar::C64(make(n)),
-            E::C128 => Scalar::C128(make(n)),
-            E::F8E4M3FN => Scalar::F8E4M3FN(make(n)),
-            E::F8E5M2 => Scalar::F8E5M2(make(n)),
-        }
+        crate::with_type!(to, D => Scalar::from(D::from_num(n)))
     }
-    use Scalar as S;
-    match s {
-        S::Pred(x) => from(x, to),
-        S::S8(x) => from(x, to),
-        S::S16(x) => from(x, to),
-        S::S32(x) => from(x, to),
-        S::S64(x) => from(x, to),
-        S::U8(x) => from(x, to),
-        S::U16(x) => from(x, to),
-        S::U32(x) => from(x, to),
-        S::U64(x) => from(x, to),
-        S::F16(x) => from(x, to),
-        S::BF16(x) => from(x, to),
-        S::F32(x) => from(x, to),
-        S::F64(x) => from(x, to),
-        S::C64(x) => from(x, to),
-        S::C128(x) => from(x, to),
-        S::F8E4M3FN(x) => from(x, to),
-        S::F8E5M2(x) => from(x, to),
-    }
+    crate::scalar_by_class!(s, x => {
+        pred: from(x, to),
+        int: from(x, to),
+        float: from(x, to),
+        complex: from(x, to),
+    })
 }
 
 /// Scalars read from data, for tests and callers that hold arrays.

@@ -309,33 +309,16 @@ mod tests {
         same_text(&Literal::Array(ArrayLiteral::from_vec(vec![n32], f32s)));
     }
 
-    /// Elements of type `t` made from the bit patterns `words`.
+    /// Elements of type `t` made from the bit patterns `words` (a complex
+    /// element's imaginary part from the word rotated, so the parts differ).
     fn from_bits(t: ElementType, words: &[u64]) -> Data {
-        use crate::numerics::f8::{F8E4M3FN, F8E5M2};
-        use half::{bf16, f16};
-        use ElementType as E;
-        fn each<T: crate::literal::Stored>(words: &[u64], f: impl Fn(u64) -> T) -> Data {
-            T::wrap(words.iter().map(|&w| f(w)).collect())
+        use crate::numerics::bits::Bits;
+        fn each<T: Bits + crate::literal::Stored>(words: &[u64]) -> Data {
+            let spread = |w: u64| u128::from(w) | u128::from(w.rotate_left(17)) << (T::TYPE.bit_width() / 2);
+            let bits = |w: u64| if T::TYPE.is_complex() { spread(w) } else { u128::from(w) };
+            T::wrap(words.iter().map(|&w| T::with_bits(bits(w))).collect())
         }
-        match t {
-            E::Pred => each(words, |w| w & 1 == 1),
-            E::U8 => each(words, |w| w as u8),
-            E::S8 => each(words, |w| w as i8),
-            E::U16 => each(words, |w| w as u16),
-            E::S16 => each(words, |w| w as i16),
-            E::U32 => each(words, |w| w as u32),
-            E::S32 => each(words, |w| w as i32),
-            E::U64 => each(words, |w| w),
-            E::S64 => each(words, |w| w as i64),
-            E::F16 => each(words, |w| f16::from_bits(w as u16)),
-            E::BF16 => each(words, |w| bf16::from_bits(w as u16)),
-            E::F32 => each(words, |w| f32::from_bits(w as u32)),
-            E::F64 => each(words, f64::from_bits),
-            E::F8E4M3FN => each(words, |w| F8E4M3FN::from_bits(w as u8)),
-            E::F8E5M2 => each(words, |w| F8E5M2::from_bits(w as u8)),
-            E::C64 => each(words, |w| Complex::new(f32::from_bits(w as u32), f32::from_bits((w >> 32) as u32))),
-            E::C128 => each(words, |w| Complex::new(f64::from_bits(w), f64::from_bits(w.rotate_left(17)))),
-        }
+        crate::with_type!(t, T => each::<T>(words))
     }
 
     #[test]

@@ -8,67 +8,66 @@ use super::f8::{F8E4M3FN, F8E5M2};
 use crate::literal::Data;
 use crate::types::Element;
 
-/// An element's bits, zero-extended (complex: real part low, imaginary high).
+/// An element's bits, zero-extended (complex: real part low, imaginary
+/// high), and back: the one place that knows each storage type's bit
+/// layout, so byte and bit conversions elsewhere are generic.
 pub trait Bits: Element {
     fn bits(self) -> u128;
+    /// The element whose bits are the low `bit_width` bits of `bits`
+    /// (pred: any nonzero low byte is true, as a byte read from memory).
+    fn with_bits(bits: u128) -> Self;
 }
 
-macro_rules! bits_int {
+macro_rules! bits_via_unsigned {
     ($($t:ty => $u:ty),*) => {$(
         impl Bits for $t {
             fn bits(self) -> u128 {
                 self as $u as u128
             }
+            fn with_bits(bits: u128) -> Self {
+                bits as $u as $t
+            }
         }
     )*};
 }
-bits_int!(i8 => u8, i16 => u16, i32 => u32, i64 => u64, u8 => u8, u16 => u16, u32 => u32, u64 => u64);
+bits_via_unsigned!(i8 => u8, i16 => u16, i32 => u32, i64 => u64, u8 => u8, u16 => u16, u32 => u32, u64 => u64);
+
+macro_rules! bits_via_to_bits {
+    ($($t:ty => $u:ty),*) => {$(
+        impl Bits for $t {
+            fn bits(self) -> u128 {
+                self.to_bits() as u128
+            }
+            fn with_bits(bits: u128) -> Self {
+                <$t>::from_bits(bits as $u)
+            }
+        }
+    )*};
+}
+bits_via_to_bits!(f16 => u16, bf16 => u16, f32 => u32, f64 => u64, F8E4M3FN => u8, F8E5M2 => u8);
 
 impl Bits for bool {
     fn bits(self) -> u128 {
         self as u128
     }
-}
-impl Bits for f16 {
-    fn bits(self) -> u128 {
-        self.to_bits() as u128
+    fn with_bits(bits: u128) -> Self {
+        bits as u8 != 0
     }
 }
-impl Bits for bf16 {
-    fn bits(self) -> u128 {
-        self.to_bits() as u128
-    }
+
+macro_rules! bits_of_complex {
+    ($($t:ty => $half:literal),*) => {$(
+        impl Bits for Complex<$t> {
+            fn bits(self) -> u128 {
+                self.re.bits() | self.im.bits() << $half
+            }
+            fn with_bits(bits: u128) -> Self {
+                Complex::new(<$t>::with_bits(bits), <$t>::with_bits(bits >> $half))
+            }
+        }
+    )*};
 }
-impl Bits for f32 {
-    fn bits(self) -> u128 {
-        self.to_bits() as u128
-    }
-}
-impl Bits for f64 {
-    fn bits(self) -> u128 {
-        self.to_bits() as u128
-    }
-}
-impl Bits for Complex<f32> {
-    fn bits(self) -> u128 {
-        self.re.to_bits() as u128 | (self.im.to_bits() as u128) << 32
-    }
-}
-impl Bits for Complex<f64> {
-    fn bits(self) -> u128 {
-        self.re.to_bits() as u128 | (self.im.to_bits() as u128) << 64
-    }
-}
-impl Bits for F8E4M3FN {
-    fn bits(self) -> u128 {
-        self.0 as u128
-    }
-}
-impl Bits for F8E5M2 {
-    fn bits(self) -> u128 {
-        self.0 as u128
-    }
-}
+bits_of_complex!(f32 => 32, f64 => 64);
 
 fn slices_equal<T: Bits>(a: &[T], b: &[T]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.bits() == y.bits())
@@ -76,25 +75,5 @@ fn slices_equal<T: Bits>(a: &[T], b: &[T]) -> bool {
 
 /// Same element type, same length, same bits element by element.
 pub fn data_bits_equal(a: &Data, b: &Data) -> bool {
-    use Data as D;
-    match (a, b) {
-        (D::Pred(x), D::Pred(y)) => slices_equal(x, y),
-        (D::S8(x), D::S8(y)) => slices_equal(x, y),
-        (D::S16(x), D::S16(y)) => slices_equal(x, y),
-        (D::S32(x), D::S32(y)) => slices_equal(x, y),
-        (D::S64(x), D::S64(y)) => slices_equal(x, y),
-        (D::U8(x), D::U8(y)) => slices_equal(x, y),
-        (D::U16(x), D::U16(y)) => slices_equal(x, y),
-        (D::U32(x), D::U32(y)) => slices_equal(x, y),
-        (D::U64(x), D::U64(y)) => slices_equal(x, y),
-        (D::F16(x), D::F16(y)) => slices_equal(x, y),
-        (D::BF16(x), D::BF16(y)) => slices_equal(x, y),
-        (D::F32(x), D::F32(y)) => slices_equal(x, y),
-        (D::F64(x), D::F64(y)) => slices_equal(x, y),
-        (D::C64(x), D::C64(y)) => slices_equal(x, y),
-        (D::C128(x), D::C128(y)) => slices_equal(x, y),
-        (D::F8E4M3FN(x), D::F8E4M3FN(y)) => slices_equal(x, y),
-        (D::F8E5M2(x), D::F8E5M2(y)) => slices_equal(x, y),
-        _ => false,
-    }
+    crate::with_data2!((a, b), (x, y) => slices_equal(x, y), else false)
 }

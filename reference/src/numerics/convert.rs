@@ -200,26 +200,7 @@ fn convert_vec<S: ToNum, D: FromNum + Stored>(v: &[S]) -> Data {
 }
 
 fn convert_from<S: ToNum>(v: &[S], to: ElementType) -> Data {
-    use ElementType as E;
-    match to {
-        E::Pred => convert_vec::<S, bool>(v),
-        E::S8 => convert_vec::<S, i8>(v),
-        E::S16 => convert_vec::<S, i16>(v),
-        E::S32 => convert_vec::<S, i32>(v),
-        E::S64 => convert_vec::<S, i64>(v),
-        E::U8 => convert_vec::<S, u8>(v),
-        E::U16 => convert_vec::<S, u16>(v),
-        E::U32 => convert_vec::<S, u32>(v),
-        E::U64 => convert_vec::<S, u64>(v),
-        E::F16 => convert_vec::<S, f16>(v),
-        E::BF16 => convert_vec::<S, bf16>(v),
-        E::F32 => convert_vec::<S, f32>(v),
-        E::F64 => convert_vec::<S, f64>(v),
-        E::C64 => convert_vec::<S, Complex<f32>>(v),
-        E::C128 => convert_vec::<S, Complex<f64>>(v),
-        E::F8E4M3FN => convert_vec::<S, F8E4M3FN>(v),
-        E::F8E5M2 => convert_vec::<S, F8E5M2>(v),
-    }
+    crate::with_type!(to, D => convert_vec::<S, D>(v))
 }
 
 /// Converts every element of `data` to `to`.

@@ -131,17 +131,12 @@ impl IndexElem for u64 {
 /// Runs `$body` with `$v` bound to the typed elements of an index array.
 macro_rules! with_index {
     ($data:expr, $v:ident => $body:expr) => {
-        match $data {
-            xlaref_reference::literal::Data::S8($v) => $body,
-            xlaref_reference::literal::Data::S16($v) => $body,
-            xlaref_reference::literal::Data::S32($v) => $body,
-            xlaref_reference::literal::Data::S64($v) => $body,
-            xlaref_reference::literal::Data::U8($v) => $body,
-            xlaref_reference::literal::Data::U16($v) => $body,
-            xlaref_reference::literal::Data::U32($v) => $body,
-            xlaref_reference::literal::Data::U64($v) => $body,
-            _ => return Err(internal("index arrays have an integer type")),
-        }
+        xlaref_reference::by_class!($data, $v => {
+            pred: return Err(internal("index arrays have an integer type")),
+            int: $body,
+            float: return Err(internal("index arrays have an integer type")),
+            complex: return Err(internal("index arrays have an integer type")),
+        })
     };
 }
 use crate::internal;

@@ -4,7 +4,6 @@
 //! order — natively when `update_computation` is a recognised assignment
 //! or Add/Mul/Max/Min of its two parameters, through [`ScalarFn`] otherwise.
 
-use half::{bf16, f16};
 use num_complex::Complex;
 use rayon::prelude::*;
 use xlaref_reference::ir::{BinaryOp, ComputationId, Op, ScatterDims};
@@ -13,8 +12,7 @@ use xlaref_reference::scalar::Scalar;
 
 use super::{batch_position, internal, with_index, IndexElem, IndexLayout, R};
 use crate::applied::ScalarFn;
-use crate::elem::complex as cx;
-use crate::elem::f8::{F8E4M3FN, F8E5M2};
+use crate::elem::complex::{self as cx, Part};
 use crate::elem::float::{maximum, minimum, FFloat};
 use crate::elem::int::FInt;
 use crate::exec::Executor;
@@ -302,21 +300,14 @@ fn pred_apply(f: Native, out: &mut [bool], upd: &[bool], t: &[(usize, usize)]) -
     }
 }
 
-fn complex_apply<P: Copy>(
-    f: Native,
-    out: &mut [Complex<P>],
-    upd: &[Complex<P>],
-    t: &[(usize, usize)],
-    up: fn(Complex<P>) -> cx::Z,
-    down: fn(cx::Z) -> Complex<P>,
-) -> bool {
+fn complex_apply<P: Part>(f: Native, out: &mut [Complex<P>], upd: &[Complex<P>], t: &[(usize, usize)]) -> bool {
     match f {
         Native::Keep => true,
         Native::Replace => run(out, upd, t, false, |_, b| b),
-        Native::Binary(BinaryOp::Add, swap) => run(out, upd, t, swap, |a, b| down(up(a) + up(b))),
-        Native::Binary(BinaryOp::Mul, swap) => run(out, upd, t, swap, |a, b| down(cx::mul(up(a), up(b)))),
-        Native::Binary(BinaryOp::Max, swap) => run(out, upd, t, swap, |a, b| down(cx::max(up(a), up(b)))),
-        Native::Binary(BinaryOp::Min, swap) => run(out, upd, t, swap, |a, b| down(cx::min(up(a), up(b)))),
+        Native::Binary(BinaryOp::Add, swap) => run(out, upd, t, swap, |a, b| P::down(P::up(a) + P::up(b))),
+        Native::Binary(BinaryOp::Mul, swap) => run(out, upd, t, swap, |a, b| P::down(cx::mul(P::up(a), P::up(b)))),
+        Native::Binary(BinaryOp::Max, swap) => run(out, upd, t, swap, |a, b| P::down(cx::max(P::up(a), P::up(b)))),
+        Native::Binary(BinaryOp::Min, swap) => run(out, upd, t, swap, |a, b| P::down(cx::min(P::up(a), P::up(b)))),
         Native::Binary(..) => false,
     }
 }
@@ -324,26 +315,10 @@ fn complex_apply<P: Copy>(
 /// The native update of one operand; false when the type has no native
 /// version of the computation.
 fn apply_native(f: Native, out: &mut Data, upd: &Data, t: &[(usize, usize)]) -> bool {
-    match (out, upd) {
-        (Data::Pred(o), Data::Pred(u)) => pred_apply(f, o, u, t),
-        (Data::S8(o), Data::S8(u)) => int_apply(f, o, u, t),
-        (Data::S16(o), Data::S16(u)) => int_apply(f, o, u, t),
-        (Data::S32(o), Data::S32(u)) => int_apply(f, o, u, t),
-        (Data::S64(o), Data::S64(u)) => int_apply(f, o, u, t),
-        (Data::U8(o), Data::U8(u)) => int_apply(f, o, u, t),
-        (Data::U16(o), Data::U16(u)) => int_apply(f, o, u, t),
-        (Data::U32(o), Data::U32(u)) => int_apply(f, o, u, t),
-        (Data::U64(o), Data::U64(u)) => int_apply(f, o, u, t),
-        (Data::F16(o), Data::F16(u)) => float_apply::<f16>(f, o, u, t),
-        (Data::BF16(o), Data::BF16(u)) => float_apply::<bf16>(f, o, u, t),
-        (Data::F32(o), Data::F32(u)) => float_apply::<f32>(f, o, u, t),
-        (Data::F64(o), Data::F64(u)) => float_apply::<f64>(f, o, u, t),
-        (Data::F8E4M3FN(o), Data::F8E4M3FN(u)) => float_apply::<F8E4M3FN>(f, o, u, t),
-        (Data::F8E5M2(o), Data::F8E5M2(u)) => float_apply::<F8E5M2>(f, o, u, t),
-        (Data::C64(o), Data::C64(u)) => {
-            complex_apply(f, o, u, t, |z| cx::Z::new(z.re as f64, z.im as f64), |z| Complex::new(z.re as f32, z.im as f32))
-        }
-        (Data::C128(o), Data::C128(u)) => complex_apply(f, o, u, t, |z| z, |z| z),
-        _ => false,
-    }
+    xlaref_reference::by_class2!((out, upd), (o, u) => {
+        pred: pred_apply(f, o, u, t),
+        int: int_apply(f, o, u, t),
+        float: float_apply(f, o, u, t),
+        complex: complex_apply(f, o, u, t),
+    } else false)
 }

@@ -18,14 +18,12 @@ mod reduce;
 mod select_and_scatter;
 mod window;
 
-use half::{bf16, f16};
 use xlaref_reference::ir::{BinaryOp, Op};
 use xlaref_reference::literal::{ArrayLiteral, Data, Literal, Stored};
 use xlaref_reference::scalar::Scalar;
 use xlaref_reference::types::{ArrayShape, Shape};
 use xlaref_reference::RunError;
 
-use crate::elem::f8::{F8E4M3FN, F8E5M2};
 use crate::elem::float::{maximum, minimum, FFloat};
 use crate::elem::int::FInt;
 use crate::exec::Executor;
@@ -115,55 +113,39 @@ fn typed<T: Elem>(x: &[T], init: Scalar) -> Option<(&[T], T)> {
 /// `init` (None when this op/type pair has no typed loop).
 pub(crate) fn combine<C: Combiner>(op: BinaryOp, x: &Data, init: Scalar, c: C) -> Option<R<Data>> {
     use BinaryOp::*;
-    macro_rules! int {
-        ($v:ident, $xs:expr) => {{
-            let (xs, i) = typed($xs, init)?;
-            let r = match op {
-                Add => c.run(xs, i, |a, b| FInt::wadd(a, b), true),
-                Mul => c.run(xs, i, |a, b| FInt::wmul(a, b), true),
-                Max => c.run(xs, i, |a, b| Ord::max(a, b), true),
-                Min => c.run(xs, i, |a, b| Ord::min(a, b), true),
-                And => c.run(xs, i, |a, b| FInt::band(a, b), true),
-                Or => c.run(xs, i, |a, b| FInt::bor(a, b), true),
-                Xor => c.run(xs, i, |a, b| FInt::bxor(a, b), true),
-                _ => return None,
-            };
-            Some(r.map(Data::$v))
-        }};
+    fn int<T: Elem + FInt + Ord + Stored, C: Combiner>(op: BinaryOp, xs: &[T], init: Scalar, c: C) -> Option<R<Data>> {
+        let (xs, i) = typed(xs, init)?;
+        let r = match op {
+            Add => c.run(xs, i, |a, b| FInt::wadd(a, b), true),
+            Mul => c.run(xs, i, |a, b| FInt::wmul(a, b), true),
+            Max => c.run(xs, i, |a, b| Ord::max(a, b), true),
+            Min => c.run(xs, i, |a, b| Ord::min(a, b), true),
+            And => c.run(xs, i, |a, b| FInt::band(a, b), true),
+            Or => c.run(xs, i, |a, b| FInt::bor(a, b), true),
+            Xor => c.run(xs, i, |a, b| FInt::bxor(a, b), true),
+            _ => return None,
+        };
+        Some(r.map(T::wrap))
     }
-    macro_rules! float {
-        ($v:ident, $t:ty, $xs:expr) => {{
-            let (xs, i) = typed::<$t>($xs, init)?;
-            Some(float_combine(op, xs, i, c)?.map(Data::$v))
-        }};
+    fn pred<C: Combiner>(op: BinaryOp, xs: &[bool], init: Scalar, c: C) -> Option<R<Data>> {
+        let (xs, i) = typed(xs, init)?;
+        let r = match op {
+            Add | Max | Or => c.run(xs, i, |a: bool, b: bool| a | b, true),
+            Mul | Min | And => c.run(xs, i, |a: bool, b: bool| a & b, true),
+            Xor => c.run(xs, i, |a: bool, b: bool| a ^ b, true),
+            _ => return None,
+        };
+        Some(r.map(Data::Pred))
     }
-    match x {
-        Data::Pred(xs) => {
+    xlaref_reference::by_class!(x, xs => {
+        pred: pred(op, xs, init, c),
+        int: int(op, xs, init, c),
+        float: {
             let (xs, i) = typed(xs, init)?;
-            let r = match op {
-                Add | Max | Or => c.run(xs, i, |a: bool, b: bool| a | b, true),
-                Mul | Min | And => c.run(xs, i, |a: bool, b: bool| a & b, true),
-                Xor => c.run(xs, i, |a: bool, b: bool| a ^ b, true),
-                _ => return None,
-            };
-            Some(r.map(Data::Pred))
-        }
-        Data::S8(xs) => int!(S8, xs),
-        Data::S16(xs) => int!(S16, xs),
-        Data::S32(xs) => int!(S32, xs),
-        Data::S64(xs) => int!(S64, xs),
-        Data::U8(xs) => int!(U8, xs),
-        Data::U16(xs) => int!(U16, xs),
-        Data::U32(xs) => int!(U32, xs),
-        Data::U64(xs) => int!(U64, xs),
-        Data::F32(xs) => float!(F32, f32, xs),
-        Data::F64(xs) => float!(F64, f64, xs),
-        Data::F16(xs) => float!(F16, f16, xs),
-        Data::BF16(xs) => float!(BF16, bf16, xs),
-        Data::F8E4M3FN(xs) => float!(F8E4M3FN, F8E4M3FN, xs),
-        Data::F8E5M2(xs) => float!(F8E5M2, F8E5M2, xs),
-        Data::C64(_) | Data::C128(_) => None,
-    }
+            Some(float_combine(op, xs, i, c)?.map(Stored::wrap))
+        },
+        complex: None,
+    })
 }
 
 /// Runs `c` with the typed function of float reducer `op` (None when the

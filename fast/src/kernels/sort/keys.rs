@@ -2,12 +2,11 @@
 //! parameters of one operand, and integer keys whose unsigned order is the
 //! element order.
 
-use half::{bf16, f16};
 use rayon::prelude::*;
 use xlaref_reference::ir::{ComputationId, Direction, Op};
-use xlaref_reference::literal::Data;
+use xlaref_reference::literal::{Data, Stored};
+use xlaref_reference::numerics::bits::Bits;
 
-use crate::elem::f8::{F8E4M3FN, F8E5M2};
 use crate::elem::float::{order_key, FFloat, Wide};
 use crate::exec::Executor;
 use crate::par;
@@ -67,6 +66,27 @@ fn float_key<T: FFloat>(x: T, merge_zeros: bool) -> u64 {
     (order_key(x) as u64).wrapping_add(sign) & (if T::WIDTH == 64 { u64::MAX } else { (1u64 << T::WIDTH) - 1 })
 }
 
+/// An integer's (or pred's) key: its bits, with the sign bit flipped for
+/// signed types so that the unsigned order is the numeric order.
+#[inline(always)]
+fn int_key<T: Bits>(x: T) -> u64 {
+    let bits = x.bits() as u64;
+    if T::TYPE.is_signed_integer() {
+        bits ^ 1 << (T::TYPE.bit_width() - 1)
+    } else {
+        bits
+    }
+}
+
+/// The width of [`int_key`]'s keys (pred: one bit).
+fn int_key_width<T: Bits>() -> u32 {
+    if T::TYPE.is_pred() {
+        1
+    } else {
+        T::TYPE.bit_width()
+    }
+}
+
 /// Keys whose ascending unsigned order is the element order (integers
 /// numerically, pred false < true, floats by the total order or, with
 /// `merge_zeros`, by IEEE order with -0 = +0), and their width in bits.
@@ -75,24 +95,15 @@ pub fn ascending_keys(data: &Data, merge_zeros: bool) -> Option<(Vec<u64>, u32)>
     fn fk<T: FFloat>(v: &[T], merge_zeros: bool) -> (Vec<u64>, u32) {
         (par::map(v, |x| float_key(x, merge_zeros)), T::WIDTH)
     }
-    Some(match data {
-        Data::Pred(v) => (par::map(v, |b| b as u64), 1),
-        Data::S8(v) => (par::map(v, |x| (x as u8 ^ 0x80) as u64), 8),
-        Data::S16(v) => (par::map(v, |x| (x as u16 ^ 0x8000) as u64), 16),
-        Data::S32(v) => (par::map(v, |x| (x as u32 ^ 0x8000_0000) as u64), 32),
-        Data::S64(v) => (par::map(v, |x| x as u64 ^ (1 << 63)), 64),
-        Data::U8(v) => (par::map(v, |x| x as u64), 8),
-        Data::U16(v) => (par::map(v, |x| x as u64), 16),
-        Data::U32(v) => (par::map(v, |x| x as u64), 32),
-        Data::U64(v) => (v.clone(), 64),
-        Data::F16(v) => fk::<f16>(v, merge_zeros),
-        Data::BF16(v) => fk::<bf16>(v, merge_zeros),
-        Data::F32(v) => fk::<f32>(v, merge_zeros),
-        Data::F64(v) => fk::<f64>(v, merge_zeros),
-        Data::F8E4M3FN(v) => fk::<F8E4M3FN>(v, merge_zeros),
-        Data::F8E5M2(v) => fk::<F8E5M2>(v, merge_zeros),
-        Data::C64(_) | Data::C128(_) => return None,
-    })
+    fn ik<T: Bits>(v: &[T]) -> (Vec<u64>, u32) {
+        (par::map(v, int_key), int_key_width::<T>())
+    }
+    Some(xlaref_reference::by_class!(data, v => {
+        pred: ik(v),
+        int: ik(v),
+        float: fk(v, merge_zeros),
+        complex: return None,
+    }))
 }
 
 /// Real float elements as f64 (exact), with whether any is NaN; None for
@@ -103,15 +114,12 @@ pub fn float_values(data: &Data) -> Option<(Vec<f64>, bool)> {
         let nan = w.par_iter().any(|x| x.is_nan());
         (w, nan)
     }
-    Some(match data {
-        Data::F16(v) => fv::<f16>(v),
-        Data::BF16(v) => fv::<bf16>(v),
-        Data::F32(v) => fv::<f32>(v),
-        Data::F64(v) => fv::<f64>(v),
-        Data::F8E4M3FN(v) => fv::<F8E4M3FN>(v),
-        Data::F8E5M2(v) => fv::<F8E5M2>(v),
-        _ => return None,
-    })
+    Some(xlaref_reference::by_class!(data, v => {
+        pred: return None,
+        int: return None,
+        float: fv(v),
+        complex: return None,
+    }))
 }
 
 /// Writes into `out` the positions `0..n` of the `out.len()` first
@@ -199,25 +207,18 @@ pub fn sort_values(data: &Data, ieee: bool, descending: bool, n: usize) -> Optio
     fn fl<T: FFloat>(v: &[T], n: usize, ieee: bool, descending: bool) -> Vec<T> {
         run(v, n, descending, |x| float_key(x, ieee), ieee.then(|| float_key(T::from_bits(0), true)))
     }
-    let d = descending;
-    Some(match data {
-        Data::Pred(v) => Data::Pred(run(v, n, d, |b| b as u64, None)),
-        Data::S8(v) => Data::S8(run(v, n, d, |x| (x as u8 ^ 0x80) as u64, None)),
-        Data::S16(v) => Data::S16(run(v, n, d, |x| (x as u16 ^ 0x8000) as u64, None)),
-        Data::S32(v) => Data::S32(run(v, n, d, |x| (x as u32 ^ 0x8000_0000) as u64, None)),
-        Data::S64(v) => Data::S64(run(v, n, d, |x| x as u64 ^ (1 << 63), None)),
-        Data::U8(v) => Data::U8(run(v, n, d, |x| x as u64, None)),
-        Data::U16(v) => Data::U16(run(v, n, d, |x| x as u64, None)),
-        Data::U32(v) => Data::U32(run(v, n, d, |x| x as u64, None)),
-        Data::U64(v) => Data::U64(run(v, n, d, |x| x, None)),
-        Data::F16(v) => Data::F16(fl(v, n, ieee, d)),
-        Data::BF16(v) => Data::BF16(fl(v, n, ieee, d)),
-        Data::F32(v) => Data::F32(fl(v, n, ieee, d)),
-        Data::F64(v) => Data::F64(fl(v, n, ieee, d)),
-        Data::F8E4M3FN(v) => Data::F8E4M3FN(fl(v, n, ieee, d)),
-        Data::F8E5M2(v) => Data::F8E5M2(fl(v, n, ieee, d)),
-        Data::C64(_) | Data::C128(_) => return None,
-    })
+    fn int<T: Bits + Stored>(v: &[T], n: usize, descending: bool) -> Data {
+        T::wrap(run(v, n, descending, int_key, None))
+    }
+    fn float<T: FFloat + Stored>(v: &[T], n: usize, ieee: bool, descending: bool) -> Data {
+        T::wrap(fl(v, n, ieee, descending))
+    }
+    Some(xlaref_reference::by_class!(data, v => {
+        pred: int(v, n, descending),
+        int: int(v, n, descending),
+        float: float(v, n, ieee, descending),
+        complex: return None,
+    }))
 }
 
 /// Slices at least this long are radix sorted.
@@ -265,15 +266,12 @@ pub fn has_nan(data: &Data) -> bool {
     fn any<T: FFloat>(v: &[T]) -> bool {
         v.par_iter().any(|&x| x.up().is_nan())
     }
-    match data {
-        Data::F16(v) => any(v),
-        Data::BF16(v) => any(v),
-        Data::F32(v) => any(v),
-        Data::F64(v) => any(v),
-        Data::F8E4M3FN(v) => any(v),
-        Data::F8E5M2(v) => any(v),
-        _ => false,
-    }
+    xlaref_reference::by_class!(data, v => {
+        pred: false,
+        int: false,
+        float: any(v),
+        complex: false,
+    })
 }
 
 #[cfg(test)]
