@@ -25,24 +25,30 @@ pub trait Part: Copy + Send + Sync + Stored {
 }
 
 impl Part for f32 {
+    #[inline(always)]
     fn up(z: Complex<f32>) -> Z {
         Z::new(f64::from(z.re), f64::from(z.im))
     }
+    #[inline(always)]
     fn down(z: Z) -> Complex<f32> {
         Complex::new(z.re as f32, z.im as f32)
     }
+    #[inline(always)]
     fn narrow(x: f64) -> f32 {
         x as f32
     }
 }
 
 impl Part for f64 {
+    #[inline(always)]
     fn up(z: Z) -> Z {
         z
     }
+    #[inline(always)]
     fn down(z: Z) -> Z {
         z
     }
+    #[inline(always)]
     fn narrow(x: f64) -> f64 {
         x
     }

@@ -226,6 +226,8 @@ pub trait FFloat: Copy + Default + Send + Sync + 'static {
     fn down(w: Self::W) -> Self;
     fn bits(self) -> u64;
     fn from_bits(b: u64) -> Self;
+    /// `x` rounded once (to nearest, ties to even) to this type.
+    fn round_from_f64(x: f64) -> Self;
     /// The quiet bit of a NaN, for the types whose signaling NaNs reach
     /// Pow (see [`pow`]); None where widening quiets them (f16, f8).
     const POW_QUIET_BIT: Option<u64> = None;
@@ -264,6 +266,9 @@ pub fn pow<T: FFloat>(x: T, y: T) -> T {
 }
 
 impl FFloat for f32 {
+    fn round_from_f64(x: f64) -> Self {
+        x as f32
+    }
     const POW_QUIET_BIT: Option<u64> = Some(1 << 22);
     fn exp_all(v: &[f32]) -> Vec<f32> {
         super::exp::exp_f32_all(v)
@@ -290,6 +295,9 @@ impl FFloat for f32 {
 }
 
 impl FFloat for f64 {
+    fn round_from_f64(x: f64) -> Self {
+        x
+    }
     const POW_QUIET_BIT: Option<u64> = Some(1 << 51);
     type W = f64;
     const WIDTH: u32 = 64;
@@ -310,6 +318,9 @@ impl FFloat for f64 {
 }
 
 impl FFloat for f16 {
+    fn round_from_f64(x: f64) -> Self {
+        f16::from_f64(x)
+    }
     type W = f32;
     const WIDTH: u32 = 16;
     #[inline(always)]
@@ -329,6 +340,9 @@ impl FFloat for f16 {
 }
 
 impl FFloat for bf16 {
+    fn round_from_f64(x: f64) -> Self {
+        bf16::from_f64(x)
+    }
     const POW_QUIET_BIT: Option<u64> = Some(1 << 6);
     type W = f32;
     const WIDTH: u32 = 16;
@@ -349,6 +363,9 @@ impl FFloat for bf16 {
 }
 
 impl FFloat for F8E4M3FN {
+    fn round_from_f64(x: f64) -> Self {
+        F8E4M3FN(super::f8::e4m3fn_from_f64(x))
+    }
     type W = f32;
     const WIDTH: u32 = 8;
     #[inline(always)]
@@ -368,6 +385,9 @@ impl FFloat for F8E4M3FN {
 }
 
 impl FFloat for F8E5M2 {
+    fn round_from_f64(x: f64) -> Self {
+        F8E5M2(super::f8::e5m2_from_f64(x))
+    }
     type W = f32;
     const WIDTH: u32 = 8;
     #[inline(always)]

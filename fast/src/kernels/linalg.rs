@@ -5,17 +5,16 @@
 //! updates that vectorize); each unknown still sees its terms in the
 //! substitution order, so the results equal plain substitution's.
 
-use half::{bf16, f16};
 use num_complex::Complex;
 use rayon::prelude::*;
 use xlaref_reference::ir::{Op, TransposeA};
-use xlaref_reference::literal::{ArrayLiteral, Data, Literal};
+use xlaref_reference::literal::{ArrayLiteral, Data, Literal, Stored};
 use xlaref_reference::types::{ElementType, Shape};
 use xlaref_reference::watch::Clock;
 use xlaref_reference::RunError;
 
 use crate::elem::complex as cx;
-use crate::elem::f8::{self, F8E4M3FN, F8E5M2};
+use crate::elem::float::{FFloat, Wide};
 use crate::exec::Executor;
 use crate::internal;
 use crate::par;
@@ -40,28 +39,22 @@ pub fn eval(_exec: &mut Executor, op: &Op, operands: &[&Literal], _shape: &Shape
 
 /// The elements of a real floating-point array, exactly, as f64.
 pub(super) fn reals(d: &Data) -> Option<Vec<f64>> {
-    Some(match d {
-        Data::F16(v) => par::map(v, |x| x.to_f64()),
-        Data::BF16(v) => par::map(v, |x| x.to_f64()),
-        Data::F32(v) => par::map(v, |x| x as f64),
-        Data::F64(v) => v.clone(),
-        Data::F8E4M3FN(v) => par::map(v, |x| f8::e4m3fn_to_f32(x.0) as f64),
-        Data::F8E5M2(v) => par::map(v, |x| f8::e5m2_to_f32(x.0) as f64),
-        _ => return None,
-    })
+    Some(xlaref_reference::by_class!(d, v => {
+        pred: return None,
+        int: return None,
+        float: par::map(v, |x| x.up().to_f64()),
+        complex: return None,
+    }))
 }
 
 /// f64 values rounded once (to nearest even) to the real type `t`.
 pub(super) fn from_reals(t: ElementType, v: &[f64]) -> Option<Data> {
-    Some(match t {
-        ElementType::F16 => Data::F16(par::map(v, f16::from_f64)),
-        ElementType::BF16 => Data::BF16(par::map(v, bf16::from_f64)),
-        ElementType::F32 => Data::F32(par::map(v, |x| x as f32)),
-        ElementType::F64 => Data::F64(v.to_vec()),
-        ElementType::F8E4M3FN => Data::F8E4M3FN(par::map(v, |x| F8E4M3FN(f8::e4m3fn_from_f64(x)))),
-        ElementType::F8E5M2 => Data::F8E5M2(par::map(v, |x| F8E5M2(f8::e5m2_from_f64(x)))),
-        _ => return None,
-    })
+    Some(xlaref_reference::by_type!(t, T => {
+        pred: return None,
+        int: return None,
+        float: Stored::wrap(par::map(v, T::round_from_f64)),
+        complex: return None,
+    }))
 }
 
 fn complexes(d: &Data) -> Option<Vec<C>> {

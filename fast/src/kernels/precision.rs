@@ -18,7 +18,7 @@ use xlaref_reference::types::{ArrayShape, ElementType, Shape};
 use xlaref_reference::RunError;
 
 use crate::elem::f8::{F8E4M3FN, F8E5M2};
-use crate::elem::float::FFloat;
+use crate::elem::float::{FFloat, Wide};
 use crate::exec::Executor;
 use crate::internal;
 use crate::par;
@@ -136,10 +136,10 @@ fn format_of(t: ElementType) -> Option<Format> {
     })
 }
 
-fn reduce_each<T: FFloat + Stored>(v: &[T], r: Reduce, is_nan: fn(u64) -> bool) -> Data {
+fn reduce_each<T: FFloat + Stored>(v: &[T], r: Reduce) -> Data {
     T::wrap(par::map(v, |x| {
         let b = x.bits();
-        if is_nan(b) {
+        if x.up().is_nan() {
             x
         } else {
             T::from_bits(r.apply(b))
@@ -152,15 +152,12 @@ fn reduce_each<T: FFloat + Stored>(v: &[T], r: Reduce, is_nan: fn(u64) -> bool) 
 pub fn reduce_precision(x: &ArrayLiteral, exponent_bits: i64, mantissa_bits: i64) -> R<ArrayLiteral> {
     let f = format_of(x.element_type()).ok_or_else(|| internal("ReducePrecision of a non-float"))?;
     let r = Reduce::new(f, exponent_bits, mantissa_bits);
-    let data = match &x.data {
-        Data::F16(v) => reduce_each::<f16>(v, r, |b| b & 0x7fff > 0x7c00),
-        Data::BF16(v) => reduce_each::<bf16>(v, r, |b| b & 0x7fff > 0x7f80),
-        Data::F32(v) => reduce_each::<f32>(v, r, |b| b & 0x7fff_ffff > 0x7f80_0000),
-        Data::F64(v) => reduce_each::<f64>(v, r, |b| b & !(1 << 63) > 0x7ff0_0000_0000_0000),
-        Data::F8E4M3FN(v) => reduce_each::<F8E4M3FN>(v, r, |b| b & 0x7f == 0x7f),
-        Data::F8E5M2(v) => reduce_each::<F8E5M2>(v, r, |b| b & 0x7f > 0x7c),
-        _ => return Err(internal("ReducePrecision of a non-float")),
-    };
+    let data = xlaref_reference::by_class!(&x.data, v => {
+        pred: return Err(internal("ReducePrecision of a non-float")),
+        int: return Err(internal("ReducePrecision of a non-float")),
+        float: reduce_each(v, r),
+        complex: return Err(internal("ReducePrecision of a non-float")),
+    });
     Ok(ArrayLiteral::with_shape(x.shape.clone(), data))
 }
 

@@ -65,8 +65,7 @@ pub fn slice(x: &ArrayLiteral, start: &[i64], strides: &[i64], out: &ArrayShape)
 /// ConcatInDim: the operands one after another along `dimension`:
 /// element `i` of operand k lands at `i + (sizes of operands before k)`.
 pub fn concat_in_dim(operands: &[&ArrayLiteral], dimension: i64, out: &ArrayShape) -> ArrayLiteral {
-    fn place<T: Stored>(first: &[T], operands: &[&ArrayLiteral], d: usize, out: &ArrayShape) -> Data {
-        let _ = first;
+    fn place<T: Stored>(operands: &[&ArrayLiteral], d: usize, out: &ArrayShape) -> Data {
         let mut result = vec![T::default(); out.element_count()];
         let mut start = 0;
         for x in operands {
@@ -83,7 +82,7 @@ pub fn concat_in_dim(operands: &[&ArrayLiteral], dimension: i64, out: &ArrayShap
         T::wrap(result)
     }
     let d = dimension as usize;
-    let data = crate::with_data!(&operands[0].data, first => place(first, operands, d, out));
+    let data = crate::with_type!(out.element_type, T => place::<T>(operands, d, out));
     ArrayLiteral::with_shape(out.clone(), data)
 }
 

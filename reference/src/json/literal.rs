@@ -11,6 +11,7 @@ use crate::literal::{ArrayLiteral, Data, Literal, Stored};
 use crate::numerics::decimal::{round_decimal, shortest};
 use crate::numerics::f8::{F8E4M3FN, F8E5M2};
 use crate::numerics::float::Float;
+use crate::numerics::int::Int;
 use crate::numerics::small_float::{self, Format};
 use crate::types::{ArrayShape, ElementType, Shape};
 
@@ -169,32 +170,18 @@ fn read_elements(leaves: &[&Value], t: ElementType) -> Result<Data, (usize, Stri
         }
         Ok(T::wrap(out))
     }
-    use ElementType as E;
-    match t {
-        E::Pred => each(leaves, |v| v.as_bool().ok_or_else(|| "expected true or false".to_string())),
-        E::S8 => each(leaves, |v| read_int(v, t).map(|i| i as i8)),
-        E::S16 => each(leaves, |v| read_int(v, t).map(|i| i as i16)),
-        E::S32 => each(leaves, |v| read_int(v, t).map(|i| i as i32)),
-        E::S64 => each(leaves, |v| read_int(v, t).map(|i| i as i64)),
-        E::U8 => each(leaves, |v| read_int(v, t).map(|i| i as u8)),
-        E::U16 => each(leaves, |v| read_int(v, t).map(|i| i as u16)),
-        E::U32 => each(leaves, |v| read_int(v, t).map(|i| i as u32)),
-        E::U64 => each(leaves, |v| read_int(v, t).map(|i| i as u64)),
-        E::F16 => each(leaves, |v| read_float::<f16>(v, Some(small_float::F16))),
-        E::BF16 => each(leaves, |v| read_float::<bf16>(v, Some(small_float::BF16))),
-        E::F32 => each(leaves, |v| read_float::<f32>(v, None)),
-        E::F64 => each(leaves, |v| read_float::<f64>(v, None)),
-        E::F8E4M3FN => each(leaves, |v| read_float::<F8E4M3FN>(v, Some(small_float::F8E4M3FN))),
-        E::F8E5M2 => each(leaves, |v| read_float::<F8E5M2>(v, Some(small_float::F8E5M2))),
-        E::C64 => each(leaves, |v| {
-            let (re, im) = complex_parts(v)?;
-            Ok(Complex::new(read_float::<f32>(re, None)?, read_float::<f32>(im, None)?))
-        }),
-        E::C128 => each(leaves, |v| {
-            let (re, im) = complex_parts(v)?;
-            Ok(Complex::new(read_float::<f64>(re, None)?, read_float::<f64>(im, None)?))
-        }),
-    }
+    crate::by_type!(t, T => {
+        pred: each::<bool>(leaves, |v| v.as_bool().ok_or_else(|| "expected true or false".to_string())),
+        int: each::<T>(leaves, |v| read_int(v, t).map(T::wrap_i128)),
+        float: each::<T>(leaves, |v| read_float::<T>(v, small_float::narrow_format(t))),
+        complex: each::<T>(leaves, read_complex),
+    })
+}
+
+/// A complex element `[re, im]`, each part read as a float of the part type.
+fn read_complex<P: Float>(v: &Value) -> Result<Complex<P>, String> {
+    let (re, im) = complex_parts(v)?;
+    Ok(Complex::new(read_float::<P>(re, None)?, read_float::<P>(im, None)?))
 }
 
 fn complex_parts(v: &Value) -> Result<(&Value, &Value), String> {
@@ -339,25 +326,12 @@ fn int_value(v: i128) -> Value {
 }
 
 fn write_elements(data: &Data, options: WriteOptions) -> Vec<Value> {
-    match data {
-        Data::Pred(v) => v.iter().map(|&b| Value::Bool(b)).collect(),
-        Data::S8(v) => v.iter().map(|&x| int_value(x as i128)).collect(),
-        Data::S16(v) => v.iter().map(|&x| int_value(x as i128)).collect(),
-        Data::S32(v) => v.iter().map(|&x| int_value(x as i128)).collect(),
-        Data::S64(v) => v.iter().map(|&x| int_value(x as i128)).collect(),
-        Data::U8(v) => v.iter().map(|&x| int_value(x as i128)).collect(),
-        Data::U16(v) => v.iter().map(|&x| int_value(x as i128)).collect(),
-        Data::U32(v) => v.iter().map(|&x| int_value(x as i128)).collect(),
-        Data::U64(v) => v.iter().map(|&x| int_value(x as i128)).collect(),
-        Data::F16(v) => v.iter().map(|&x| write_float(x, options)).collect(),
-        Data::BF16(v) => v.iter().map(|&x| write_float(x, options)).collect(),
-        Data::F32(v) => v.iter().map(|&x| write_float(x, options)).collect(),
-        Data::F64(v) => v.iter().map(|&x| write_float(x, options)).collect(),
-        Data::F8E4M3FN(v) => v.iter().map(|&x| write_float(x, options)).collect(),
-        Data::F8E5M2(v) => v.iter().map(|&x| write_float(x, options)).collect(),
-        Data::C64(v) => v.iter().map(|c| Value::Array(vec![write_float(c.re, options), write_float(c.im, options)])).collect(),
-        Data::C128(v) => v.iter().map(|c| Value::Array(vec![write_float(c.re, options), write_float(c.im, options)])).collect(),
-    }
+    crate::by_class!(data, v => {
+        pred: v.iter().map(|&b| Value::Bool(b)).collect(),
+        int: v.iter().map(|&x| int_value(x.to_i128())).collect(),
+        float: v.iter().map(|&x| write_float(x, options)).collect(),
+        complex: v.iter().map(|c| Value::Array(vec![write_float(c.re, options), write_float(c.im, options)])).collect(),
+    })
 }
 
 /// A float element: shortest round-trip decimal; `"-0"`, `"inf"`, `"-inf"`,

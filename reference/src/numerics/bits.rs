@@ -21,9 +21,11 @@ pub trait Bits: Element {
 macro_rules! bits_via_unsigned {
     ($($t:ty => $u:ty),*) => {$(
         impl Bits for $t {
+            #[inline]
             fn bits(self) -> u128 {
                 self as $u as u128
             }
+            #[inline]
             fn with_bits(bits: u128) -> Self {
                 bits as $u as $t
             }
@@ -35,9 +37,11 @@ bits_via_unsigned!(i8 => u8, i16 => u16, i32 => u32, i64 => u64, u8 => u8, u16 =
 macro_rules! bits_via_to_bits {
     ($($t:ty => $u:ty),*) => {$(
         impl Bits for $t {
+            #[inline]
             fn bits(self) -> u128 {
                 self.to_bits() as u128
             }
+            #[inline]
             fn with_bits(bits: u128) -> Self {
                 <$t>::from_bits(bits as $u)
             }
@@ -47,9 +51,11 @@ macro_rules! bits_via_to_bits {
 bits_via_to_bits!(f16 => u16, bf16 => u16, f32 => u32, f64 => u64, F8E4M3FN => u8, F8E5M2 => u8);
 
 impl Bits for bool {
+    #[inline]
     fn bits(self) -> u128 {
         self as u128
     }
+    #[inline]
     fn with_bits(bits: u128) -> Self {
         bits as u8 != 0
     }
@@ -58,9 +64,11 @@ impl Bits for bool {
 macro_rules! bits_of_complex {
     ($($t:ty => $half:literal),*) => {$(
         impl Bits for Complex<$t> {
+            #[inline]
             fn bits(self) -> u128 {
                 self.re.bits() | self.im.bits() << $half
             }
+            #[inline]
             fn with_bits(bits: u128) -> Self {
                 Complex::new(<$t>::with_bits(bits), <$t>::with_bits(bits >> $half))
             }

@@ -27,6 +27,20 @@ pub const F32: Format = Format { mantissa_bits: 23, exponent_bits: 8, special: S
 pub const F8E4M3FN: Format = Format { mantissa_bits: 3, exponent_bits: 4, special: Special::FiniteNanOnly };
 pub const F8E5M2: Format = Format { mantissa_bits: 2, exponent_bits: 5, special: Special::Ieee };
 
+/// The format of a float type narrower than f32, whose decimal text is
+/// rounded here rather than by Rust's parser (None for f32, f64 and the
+/// non-float types).
+pub fn narrow_format(t: crate::types::ElementType) -> Option<Format> {
+    use crate::types::ElementType as E;
+    match t {
+        E::F16 => Some(F16),
+        E::BF16 => Some(BF16),
+        E::F8E4M3FN => Some(F8E4M3FN),
+        E::F8E5M2 => Some(F8E5M2),
+        _ => None,
+    }
+}
+
 /// Where a value lands when rounded into a format.
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub enum Rounded {
