@@ -8,8 +8,9 @@
 //! to 1e16, exponent form outside, `.0` on whole numbers.
 
 use super::literal::{WriteOptions, WriteShortest};
-use crate::literal::{ArrayLiteral, Data, Literal};
+use crate::literal::{ArrayLiteral, Literal};
 use crate::numerics::float::Float;
+use crate::numerics::int::Int;
 use num_complex::Complex;
 use std::io::{self, Write};
 
@@ -44,33 +45,39 @@ fn write_array(a: &ArrayLiteral, options: WriteOptions, out: &mut impl Write) ->
     let dims = a.dims();
     let sizes = a.dynamic_sizes.as_deref().filter(|s| s.len() == dims.len()).unwrap_or(dims);
     let mut text = Text { options, float: ryu::Buffer::new(), int: itoa::Buffer::new() };
-    match &a.data {
-        Data::Pred(v) => nest(out, v, dims, sizes, &mut text, |o, &b, _| o.write_all(if b { b"true" } else { b"false" })),
-        Data::S8(v) => nest(out, v, dims, sizes, &mut text, |o, &x, t| t.int(o, x as i128)),
-        Data::S16(v) => nest(out, v, dims, sizes, &mut text, |o, &x, t| t.int(o, x as i128)),
-        Data::S32(v) => nest(out, v, dims, sizes, &mut text, |o, &x, t| t.int(o, x as i128)),
-        Data::S64(v) => nest(out, v, dims, sizes, &mut text, |o, &x, t| t.int(o, x as i128)),
-        Data::U8(v) => nest(out, v, dims, sizes, &mut text, |o, &x, t| t.int(o, x as i128)),
-        Data::U16(v) => nest(out, v, dims, sizes, &mut text, |o, &x, t| t.int(o, x as i128)),
-        Data::U32(v) => nest(out, v, dims, sizes, &mut text, |o, &x, t| t.int(o, x as i128)),
-        Data::U64(v) => nest(out, v, dims, sizes, &mut text, |o, &x, t| t.int(o, x as i128)),
-        Data::F16(v) => nest(out, v, dims, sizes, &mut text, |o, &x, t| t.small_float(o, x)),
-        Data::BF16(v) => nest(out, v, dims, sizes, &mut text, |o, &x, t| t.small_float(o, x)),
-        Data::F8E4M3FN(v) => nest(out, v, dims, sizes, &mut text, |o, &x, t| t.small_float(o, x)),
-        Data::F8E5M2(v) => nest(out, v, dims, sizes, &mut text, |o, &x, t| t.small_float(o, x)),
-        Data::F32(v) => nest(out, v, dims, sizes, &mut text, |o, &x, t| t.float(o, x)),
-        Data::F64(v) => nest(out, v, dims, sizes, &mut text, |o, &x, t| t.float(o, x)),
-        Data::C64(v) => nest(out, v, dims, sizes, &mut text, complex),
-        Data::C128(v) => nest(out, v, dims, sizes, &mut text, complex),
-    }
+    crate::by_class!(&a.data, v => {
+        pred: nest(out, v, dims, sizes, &mut text, |o, &b, _| o.write_all(if b { b"true" } else { b"false" })),
+        int: nest(out, v, dims, sizes, &mut text, |o, &x, t| t.int(o, x.to_i128())),
+        float: nest(out, v, dims, sizes, &mut text, |o, &x, t| x.write_text(o, t)),
+        complex: nest(out, v, dims, sizes, &mut text, complex),
+    })
 }
 
+/// How a real float type's elements are written: f32 and f64 through ryu,
+/// the narrower types through their own shortest digits.
+trait FloatText: Float + WriteShortest {
+    fn write_text(self, out: &mut impl Write, t: &mut Text) -> io::Result<()>;
+}
+
+macro_rules! float_text {
+    ($method:ident: $($t:ty),*) => {$(
+        impl FloatText for $t {
+            #[inline]
+            fn write_text(self, out: &mut impl Write, t: &mut Text) -> io::Result<()> {
+                t.$method(out, self)
+            }
+        }
+    )*};
+}
+float_text!(float: f32, f64);
+float_text!(small_float: half::f16, half::bf16, crate::numerics::f8::F8E4M3FN, crate::numerics::f8::F8E5M2);
+
 /// A complex element: `[re, im]`.
-fn complex<W: Write, F: Float + WriteShortest + ryu::Float + Into<f64>>(out: &mut W, c: &Complex<F>, t: &mut Text) -> io::Result<()> {
+fn complex<W: Write, F: FloatText>(out: &mut W, c: &Complex<F>, t: &mut Text) -> io::Result<()> {
     out.write_all(b"[")?;
-    t.float(out, c.re)?;
+    c.re.write_text(out, t)?;
     out.write_all(b",")?;
-    t.float(out, c.im)?;
+    c.im.write_text(out, t)?;
     out.write_all(b"]")
 }
 
@@ -263,6 +270,7 @@ fn lay_out(out: &mut impl Write, formatted: &str, magnitude: f64) -> io::Result<
 mod tests {
     use super::*;
     use crate::json::write_typed_literal;
+    use crate::literal::Data;
     use crate::types::ElementType;
 
     fn streamed(l: &Literal, exact_bits: bool) -> String {
