@@ -8,6 +8,7 @@ use serde_json::Value;
 use xlaref_reference::json::{write_literal, WriteOptions};
 use xlaref_reference::literal::{ArrayLiteral, Data, Literal};
 use xlaref_reference::numerics::float::{total_order_key, Float};
+use xlaref_reference::numerics::int::Int;
 
 /// A case's `tolerance`: an element passes when it is within any bound.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -152,29 +153,15 @@ fn first_difference<R: ElementRule>(a: &Data, e: &Data, rule: &R) -> Option<Resu
     fn each<T: Copy, M>(a: &[T], e: &[T], judge: impl Fn(T, T) -> Result<(), M>) -> Result<(), (usize, M)> {
         a.iter().zip(e).enumerate().try_for_each(|(i, (&x, &y))| judge(x, y).map_err(|m| (i, m)))
     }
-    fn ints<T: Copy + Into<i128>, R: ElementRule>(a: &[T], e: &[T], rule: &R) -> Result<(), (usize, R::Miss)> {
-        each(a, e, |x: T, y: T| rule.ints(x.into(), y.into()))
+    fn ints<T: Int, R: ElementRule>(a: &[T], e: &[T], rule: &R) -> Result<(), (usize, R::Miss)> {
+        each(a, e, |x: T, y: T| rule.ints(x.to_i128(), y.to_i128()))
     }
-    Some(match (a, e) {
-        (Data::Pred(x), Data::Pred(y)) => each(x, y, |p, q| rule.preds(p, q)),
-        (Data::S8(x), Data::S8(y)) => ints(x, y, rule),
-        (Data::S16(x), Data::S16(y)) => ints(x, y, rule),
-        (Data::S32(x), Data::S32(y)) => ints(x, y, rule),
-        (Data::S64(x), Data::S64(y)) => ints(x, y, rule),
-        (Data::U8(x), Data::U8(y)) => ints(x, y, rule),
-        (Data::U16(x), Data::U16(y)) => ints(x, y, rule),
-        (Data::U32(x), Data::U32(y)) => ints(x, y, rule),
-        (Data::U64(x), Data::U64(y)) => ints(x, y, rule),
-        (Data::F16(x), Data::F16(y)) => each(x, y, |p, q| rule.floats(p, q)),
-        (Data::BF16(x), Data::BF16(y)) => each(x, y, |p, q| rule.floats(p, q)),
-        (Data::F32(x), Data::F32(y)) => each(x, y, |p, q| rule.floats(p, q)),
-        (Data::F64(x), Data::F64(y)) => each(x, y, |p, q| rule.floats(p, q)),
-        (Data::F8E4M3FN(x), Data::F8E4M3FN(y)) => each(x, y, |p, q| rule.floats(p, q)),
-        (Data::F8E5M2(x), Data::F8E5M2(y)) => each(x, y, |p, q| rule.floats(p, q)),
-        (Data::C64(x), Data::C64(y)) => each(x, y, |p, q| rule.complexes(p, q)),
-        (Data::C128(x), Data::C128(y)) => each(x, y, |p, q| rule.complexes(p, q)),
-        _ => return None,
-    })
+    Some(xlaref_reference::by_class2!((a, e), (x, y) => {
+        pred: each(x, y, |p, q| rule.preds(p, q)),
+        int: ints(x, y, rule),
+        float: each(x, y, |p, q| rule.floats(p, q)),
+        complex: each(x, y, |p, q| rule.complexes(p, q)),
+    } else return None))
 }
 
 /// The rule of case files (docs/format.md §4): exact without a tolerance, else

@@ -10,15 +10,14 @@
 //!
 //! The rules these functions rely on are checked in `verify/rng.rs`.
 
-use half::{bf16, f16};
-
 use super::Interpreter;
 use crate::error::RunError;
 use crate::ir::{Op, RngAlgorithm};
 use crate::literal::{ArrayLiteral, Data, Literal, Stored};
-use crate::numerics::f8::{F8E4M3FN, F8E5M2};
+use crate::numerics::bits::Bits;
+use crate::numerics::convert::{Num, ToNum};
 use crate::numerics::float::Float;
-use crate::types::{ArrayShape, ElementType, Shape};
+use crate::types::{ArrayShape, ElementType, Shape, TypeClass};
 
 pub fn eval(it: &mut Interpreter, op: &Op, operands: &[&Literal], shape: &Shape) -> Result<Literal, RunError> {
     match op {
@@ -131,27 +130,13 @@ pub fn rng_bit_generator(algorithm: RngAlgorithm, state: &[u64], out: &ArrayShap
 
 /// The elements of type `t` whose bit patterns are the low bits of `words`.
 fn bits_as(t: ElementType, words: &[u64]) -> Data {
-    fn each<T: Stored>(words: &[u64], f: impl Fn(u64) -> T) -> Data {
-        T::wrap(words.iter().map(|&w| f(w)).collect())
+    fn each<T: Bits + Stored>(words: &[u64]) -> Data {
+        T::wrap(words.iter().map(|&w| T::with_bits(u128::from(w))).collect())
     }
-    use ElementType as E;
-    match t {
-        E::U8 => each(words, |w| w as u8),
-        E::S8 => each(words, |w| w as u8 as i8),
-        E::U16 => each(words, |w| w as u16),
-        E::S16 => each(words, |w| w as u16 as i16),
-        E::U32 => each(words, |w| w as u32),
-        E::S32 => each(words, |w| w as u32 as i32),
-        E::U64 => each(words, |w| w),
-        E::S64 => each(words, |w| w as i64),
-        E::F16 => each(words, |w| f16::from_bits(w as u16)),
-        E::BF16 => each(words, |w| bf16::from_bits(w as u16)),
-        E::F32 => each(words, |w| f32::from_bits(w as u32)),
-        E::F64 => each(words, f64::from_bits),
-        E::F8E4M3FN => each(words, |w| F8E4M3FN::from_bits(w as u8)),
-        E::F8E5M2 => each(words, |w| F8E5M2::from_bits(w as u8)),
+    match t.class() {
         // The verifier admits no other type.
-        E::Pred | E::C64 | E::C128 => Data::zeros(t, words.len()),
+        TypeClass::Pred | TypeClass::Complex => Data::zeros(t, words.len()),
+        _ => crate::with_type!(t, T => each::<T>(words)),
     }
 }
 
@@ -371,38 +356,22 @@ fn float_scalar(l: &ArrayLiteral) -> Option<f64> {
 
 /// An integer or pred scalar, exactly as i128.
 fn int_scalar(l: &ArrayLiteral) -> Option<i128> {
-    Some(match &l.data {
-        Data::Pred(v) => *v.first()? as i128,
-        Data::S8(v) => *v.first()? as i128,
-        Data::S16(v) => *v.first()? as i128,
-        Data::S32(v) => *v.first()? as i128,
-        Data::S64(v) => *v.first()? as i128,
-        Data::U8(v) => *v.first()? as i128,
-        Data::U16(v) => *v.first()? as i128,
-        Data::U32(v) => *v.first()? as i128,
-        Data::U64(v) => *v.first()? as i128,
-        _ => return None,
-    })
+    match crate::with_data!(&l.data, v => v.first().map(|x| x.to_num()))? {
+        Num::Pred(b) => Some(i128::from(b)),
+        Num::Int(i) => Some(i),
+        Num::Real(_) | Num::Complex(..) => None,
+    }
 }
 
 /// Integers known to lie in the range of type `t`.
 fn int_data(t: ElementType, values: &[i128]) -> Option<Data> {
-    fn each<T: Stored>(values: &[i128], f: impl Fn(i128) -> T) -> Data {
-        T::wrap(values.iter().map(|&x| f(x)).collect())
+    fn each<T: Bits + Stored>(values: &[i128]) -> Data {
+        T::wrap(values.iter().map(|&x| T::with_bits(x as u128)).collect())
     }
-    use ElementType as E;
-    Some(match t {
-        E::Pred => each(values, |x| x != 0),
-        E::S8 => each(values, |x| x as i8),
-        E::S16 => each(values, |x| x as i16),
-        E::S32 => each(values, |x| x as i32),
-        E::S64 => each(values, |x| x as i64),
-        E::U8 => each(values, |x| x as u8),
-        E::U16 => each(values, |x| x as u16),
-        E::U32 => each(values, |x| x as u32),
-        E::U64 => each(values, |x| x as u64),
-        _ => return None,
-    })
+    match t.class() {
+        TypeClass::Pred | TypeClass::Signed | TypeClass::Unsigned => Some(crate::with_type!(t, T => each::<T>(values))),
+        TypeClass::Float | TypeClass::Complex => None,
+    }
 }
 
 /// Rounds each f64 into float type `t` ([`round_into`]). With `below: Some(b)`, a value

@@ -6,6 +6,7 @@ use crate::error::RunError;
 use crate::ir::{ComputationId, Op};
 use crate::literal::{ArrayLiteral, Data, Literal};
 use crate::numerics::float::total_order_key;
+use crate::numerics::int::Int;
 use crate::scalar::Scalar;
 use crate::types::{ArrayShape, Shape};
 
@@ -146,27 +147,15 @@ fn order_keys(data: &Data) -> Option<Vec<i128>> {
     fn floats<T: crate::numerics::float::Float>(v: &[T]) -> Vec<i128> {
         v.iter().map(|&x| total_order_key(x) as i128).collect()
     }
-    fn ints<T: Copy + Into<i128>>(v: &[T]) -> Vec<i128> {
-        v.iter().map(|&x| x.into()).collect()
+    fn ints<T: Int>(v: &[T]) -> Vec<i128> {
+        v.iter().map(|&x| x.to_i128()).collect()
     }
-    Some(match data {
-        Data::Pred(v) => v.iter().map(|&b| b as i128).collect(),
-        Data::S8(v) => ints(v),
-        Data::S16(v) => ints(v),
-        Data::S32(v) => ints(v),
-        Data::S64(v) => ints(v),
-        Data::U8(v) => ints(v),
-        Data::U16(v) => ints(v),
-        Data::U32(v) => ints(v),
-        Data::U64(v) => ints(v),
-        Data::F16(v) => floats(v),
-        Data::BF16(v) => floats(v),
-        Data::F32(v) => floats(v),
-        Data::F64(v) => floats(v),
-        Data::F8E4M3FN(v) => floats(v),
-        Data::F8E5M2(v) => floats(v),
-        Data::C64(_) | Data::C128(_) => return None,
-    })
+    Some(crate::by_class!(data, v => {
+        pred: v.iter().map(|&b| i128::from(b)).collect(),
+        int: ints(v),
+        float: floats(v),
+        complex: return None,
+    }))
 }
 
 /// TopK — document §TopK: along the last dimension, the `k` largest (or

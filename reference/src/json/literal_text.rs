@@ -14,7 +14,6 @@
 //! text too large for a tree ([`MAX_TREE_BYTES`]) gets this reader's own,
 //! shorter error.
 
-use half::{bf16, f16};
 use num_complex::Complex;
 use serde_json::Value;
 
@@ -23,8 +22,8 @@ use super::path::Path;
 use crate::error::ReadError;
 use crate::literal::{ArrayLiteral, Data, Literal, Stored};
 use crate::numerics::decimal::round_decimal;
-use crate::numerics::f8::{F8E4M3FN, F8E5M2};
 use crate::numerics::float::Float;
+use crate::numerics::int::Int;
 use crate::numerics::small_float::{self, Format};
 use crate::types::{ArrayShape, ElementType, Shape};
 
@@ -304,9 +303,9 @@ impl<'a> Scan<'a> {
         // Every element takes at least a character: reserve no more than the text can fill.
         let n = shape.element_count().min(self.b.len() - self.pos);
         let dims = &shape.dims;
-        use ElementType as E;
-        let data = match shape.element_type {
-            E::Pred => self.elements(dims, n, |s| {
+        let t = shape.element_type;
+        let data = crate::by_type!(t, T => {
+            pred: self.elements(dims, n, |s| {
                 s.ws();
                 if s.eat_word("true") {
                     Some(true)
@@ -316,34 +315,11 @@ impl<'a> Scan<'a> {
                     s.fail("expected true or false")
                 }
             }),
-            t @ (E::S8 | E::S16 | E::S32 | E::S64 | E::U8 | E::U16 | E::U32 | E::U64) => self.integers(dims, n, t),
-            E::F16 => self.elements(dims, n, |s| s.float::<f16>(Some(small_float::F16))),
-            E::BF16 => self.elements(dims, n, |s| s.float::<bf16>(Some(small_float::BF16))),
-            E::F32 => self.elements(dims, n, |s| s.float::<f32>(None)),
-            E::F64 => self.elements(dims, n, |s| s.float::<f64>(None)),
-            E::F8E4M3FN => self.elements(dims, n, |s| s.float::<F8E4M3FN>(Some(small_float::F8E4M3FN))),
-            E::F8E5M2 => self.elements(dims, n, |s| s.float::<F8E5M2>(Some(small_float::F8E5M2))),
-            E::C64 => self.elements(dims, n, |s| s.complex::<f32>()),
-            E::C128 => self.elements(dims, n, |s| s.complex::<f64>()),
-        }?;
+            int: self.elements(dims, n, |s| s.integer(t).map(T::wrap_i128)),
+            float: self.elements(dims, n, |s| s.float::<T>(small_float::narrow_format(t))),
+            complex: self.elements::<T>(dims, n, |s| s.complex()),
+        })?;
         Some(ArrayLiteral::new(dims.clone(), data))
-    }
-
-    fn integers(&mut self, dims: &[i64], n: usize, t: ElementType) -> Option<Data> {
-        fn read<T: Stored>(s: &mut Scan, dims: &[i64], n: usize, t: ElementType, cast: fn(i128) -> T) -> Option<Data> {
-            s.elements(dims, n, |s| s.integer(t).map(cast))
-        }
-        use ElementType as E;
-        match t {
-            E::S8 => read(self, dims, n, t, |i| i as i8),
-            E::S16 => read(self, dims, n, t, |i| i as i16),
-            E::S32 => read(self, dims, n, t, |i| i as i32),
-            E::S64 => read(self, dims, n, t, |i| i as i64),
-            E::U8 => read(self, dims, n, t, |i| i as u8),
-            E::U16 => read(self, dims, n, t, |i| i as u16),
-            E::U32 => read(self, dims, n, t, |i| i as u32),
-            _ => read(self, dims, n, t, |i| i as u64),
-        }
     }
 
     /// The nested lists of `dims`, each element read by `element`, into one
