@@ -11,7 +11,7 @@
 //! the raw void types are exactly the corner such crates leave out.
 
 use xlaref_reference::literal::{ArrayLiteral, Literal};
-use xlaref_reference::numerics::bytes::{from_le_bytes, to_le_bytes};
+use xlaref_reference::numerics::bytes::{append_le_bytes, from_le_bytes};
 use xlaref_reference::types::{ElementType, Shape, TypeClass};
 
 const MAGIC: &[u8] = b"\x93NUMPY";
@@ -207,7 +207,7 @@ pub fn write_npy(a: &ArrayLiteral) -> Vec<u8> {
     out.extend_from_slice(&[1, 0]);
     out.extend_from_slice(&(header.len() as u16).to_le_bytes());
     out.extend_from_slice(header.as_bytes());
-    out.extend_from_slice(&to_le_bytes(&a.data));
+    append_le_bytes(&a.data, &mut out);
     out
 }
 

@@ -251,6 +251,24 @@ fn import_and_eval_with_npy_arguments_on_the_command_line() {
     );
     assert!(dir.join("y.1.npy").exists());
 
+    // `XLAREF_FAST_PROFILE` adds the fast engine's time per instruction.
+    let out = Command::new(env!("CARGO_BIN_EXE_xlaref"))
+        .args(["eval", "--engine", "fast"])
+        .arg(&hlo)
+        .arg("--arg-npy")
+        .arg(dir.join("x.npy"))
+        .arg("-o")
+        .arg(dir.join("z.json"))
+        .env("XLAREF_FAST_PROFILE", "1")
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.starts_with("fast engine profile"), "{stderr}");
+    let rows: Vec<&str> = stderr.lines().skip(2).collect();
+    assert!(!rows.is_empty() && rows.iter().all(|r| r.split_whitespace().next().is_some_and(|ms| ms.parse::<f64>().is_ok())), "{stderr}");
+    assert!(rows.iter().any(|r| r.contains(" = Parameter f32[2,3]")), "{stderr}");
+
     // A wrong argument file is bad input (exit 2), not a crash.
     std::fs::write(dir.join("bad.npy"), b"not numpy").expect("write");
     let out =

@@ -16,6 +16,7 @@ use xlaref_reference::RunError;
 use crate::fusion::{self, Plan, Role};
 use crate::internal;
 use crate::kernels::{self, elementwise as ew, shape_ops};
+use crate::profile::Profile;
 
 type R<T> = Result<T, RunError>;
 
@@ -32,11 +33,21 @@ pub struct Executor<'a> {
     fuse: bool,
     /// Each computation's fusion plan, made on its first call.
     plans: HashMap<ComputationId, Rc<Plan>>,
+    /// Time per instruction, when `XLAREF_FAST_PROFILE` asks (`profile.rs`).
+    profile: Option<Profile>,
 }
 
 impl<'a> Executor<'a> {
     pub fn new(module: &'a VerifiedModule, env: &'a mut Env) -> Self {
-        Executor { module, env, depth: 0, fuse: fusion::enabled_by_environment(), plans: HashMap::new() }
+        let profile = crate::profile::enabled().then(Profile::default);
+        Executor { module, env, depth: 0, fuse: fusion::enabled_by_environment(), plans: HashMap::new(), profile }
+    }
+
+    /// Prints the profile, if one was asked for.
+    pub fn report(&self) {
+        if let Some(p) = &self.profile {
+            p.print(self.module);
+        }
     }
 
     /// An executor that runs every op on its own (the differential tests
@@ -98,6 +109,7 @@ impl<'a> Executor<'a> {
         let plan = self.plan(id);
         for (i, instr) in c.instructions.iter().enumerate() {
             self.env.check_deadline()?;
+            let started = self.profile.is_some().then(std::time::Instant::now);
             let value = if let Op::Parameter { .. } = instr.op {
                 args.next().ok_or_else(|| internal("missing argument"))?
             } else if plan.roles[i] == Role::Member {
@@ -140,6 +152,13 @@ impl<'a> Executor<'a> {
                 xlaref_reference::watch::passed()?;
                 Cow::Owned(value?)
             };
+            if let (Some(p), Some(t)) = (self.profile.as_mut(), started) {
+                let members = match plan.roles[i] {
+                    Role::Root(g) => plan.groups[g].len(),
+                    _ => 1,
+                };
+                p.add(id, i, t, members);
+            }
             values[i] = Some(value);
             for &o in &instr.operands {
                 readers[o] -= 1;

@@ -12,6 +12,7 @@ mod kernels;
 mod par;
 pub mod peak;
 pub mod planted;
+mod profile;
 mod stream;
 // Used by the reduce, sort and scatter kernels as they land.
 #[allow(dead_code)]
@@ -26,7 +27,10 @@ use xlaref_reference::RunError;
 pub fn run(module: &VerifiedModule, args: Vec<Literal>, env: &mut Env) -> Result<Literal, RunError> {
     check_arguments(module, &args)?;
     let _deadline = xlaref_reference::watch::start(env.limits.deadline, env.limits.time_limit);
-    exec::Executor::new(module, env).call(module.entry(), args)
+    let mut ex = exec::Executor::new(module, env);
+    let result = ex.call(module.entry(), args);
+    ex.report();
+    result
 }
 
 /// Runs the entry computation of `module` on borrowed `args`, which the
@@ -34,7 +38,10 @@ pub fn run(module: &VerifiedModule, args: Vec<Literal>, env: &mut Env) -> Result
 pub fn run_borrowed(module: &VerifiedModule, args: &[Literal], env: &mut Env) -> Result<Literal, RunError> {
     check_arguments(module, args)?;
     let _deadline = xlaref_reference::watch::start(env.limits.deadline, env.limits.time_limit);
-    exec::Executor::new(module, env).call_borrowed(module.entry(), args)
+    let mut ex = exec::Executor::new(module, env);
+    let result = ex.call_borrowed(module.entry(), args);
+    ex.report();
+    result
 }
 
 /// [`run_borrowed`] with every op run on its own, no fusion: the

@@ -137,24 +137,24 @@ pub fn exp_f32_into(v: &[f32], out: &mut [f32]) {
 /// inputs (`lanes_match_the_reference_on_every_f32`, ignored: 15 s in
 /// release): no difference beyond one ulp, one ulp for 0.04% of the inputs.
 #[cfg(target_arch = "x86_64")]
-mod lanes {
+pub(crate) mod lanes {
     use std::arch::x86_64::*;
     use std::mem::MaybeUninit;
 
     /// `2^(j/16)` rounded to f32, and the rest rounded to f32.
-    pub(super) const TABLE_HI: [u32; 16] = [
+    pub(crate) const TABLE_HI: [u32; 16] = [
         0x3f800000, 0x3f85aac3, 0x3f8b95c2, 0x3f91c3d3, 0x3f9837f0, 0x3f9ef532, 0x3fa5fed7, 0x3fad583f, 0x3fb504f3, 0x3fbd08a4, 0x3fc5672a,
         0x3fce248c, 0x3fd744fd, 0x3fe0ccdf, 0x3feac0c7, 0x3ff5257d,
     ];
-    pub(super) const TABLE_LO: [u32; 16] = [
+    pub(crate) const TABLE_LO: [u32; 16] = [
         0x00000000, 0x334f9891, 0xb260aba1, 0x33675624, 0x33231b71, 0x33412342, 0xb32c9d5e, 0xb22deaf6, 0x32cfe77a, 0xb3414fe8, 0x320aa837,
         0x3228fc24, 0xb2d4a58a, 0xb21eab59, 0xb24116de, 0x32292436,
     ];
     /// `ln2/16` in two parts: twelve bits, so that `n·HI` is exact for
     /// every `|n| < 2^12` reached (|n| <= 2540), and the rest.
-    pub(super) const LN2_16_HI: f32 = 2839.0 / 65536.0;
-    pub(super) const LN2_16_LO: f32 = (std::f64::consts::LN_2 / 16.0 - 2839.0 / 65536.0) as f32;
-    const SIXTEEN_OVER_LN2: f32 = (16.0 / std::f64::consts::LN_2) as f32;
+    pub(crate) const LN2_16_HI: f32 = 2839.0 / 65536.0;
+    pub(crate) const LN2_16_LO: f32 = (std::f64::consts::LN_2 / 16.0 - 2839.0 / 65536.0) as f32;
+    pub(crate) const SIXTEEN_OVER_LN2: f32 = (16.0 / std::f64::consts::LN_2) as f32;
 
     /// `dst[i] = e^src[i]` for `i < min(src.len(), dst.len())`.
     ///

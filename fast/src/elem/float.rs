@@ -247,6 +247,22 @@ pub trait FFloat: Copy + Default + Send + Sync + 'static {
             },
         )
     }
+    /// Tanh of every element: in the wide type, rounded once, except where
+    /// a type has a faster whole-array kernel (f32, `elem::tanh`).
+    fn tanh_all(v: &[Self]) -> Vec<Self> {
+        crate::par::map_heavy(v, |x| Self::down(x.up().tanh()))
+    }
+    /// [`FFloat::tanh_all`] into `out`, on this thread (for fused blocks).
+    fn tanh_into(v: &[Self], out: &mut [Self]) {
+        crate::par::simd(
+            #[inline(always)]
+            || {
+                for (o, &x) in out.iter_mut().zip(v) {
+                    *o = Self::down(x.up().tanh());
+                }
+            },
+        )
+    }
 }
 
 /// Pow: the platform's `pow` in the wide type, with a signaling NaN
@@ -275,6 +291,12 @@ impl FFloat for f32 {
     }
     fn exp_into(v: &[f32], out: &mut [f32]) {
         super::exp::exp_f32_into(v, out)
+    }
+    fn tanh_all(v: &[f32]) -> Vec<f32> {
+        super::tanh::tanh_f32_all(v)
+    }
+    fn tanh_into(v: &[f32], out: &mut [f32]) {
+        super::tanh::tanh_f32_into(v, out)
     }
     type W = f32;
     const WIDTH: u32 = 32;

@@ -10,6 +10,7 @@ pub mod f8;
 pub mod float;
 pub mod int;
 pub mod special;
+pub mod tanh;
 
 /// Distance in f32 ulps between two values (ordered bit patterns, where -0
 /// and +0 coincide), for the tests of the f32 functions.

@@ -34,6 +34,7 @@
 //! everything else (the engine's whole-array kernels on blocks).
 
 mod blocks;
+mod lanes;
 mod tiles;
 
 use xlaref_reference::ir::{BinaryOp, Computation, ComputationId, InstrId, Op};

@@ -24,6 +24,7 @@ use xlaref_reference::types::{ElementType, Shape};
 use xlaref_reference::RunError;
 
 use super::blocks::RowFolds;
+use super::lanes::{Arg, ChainFloat, Link, LinkOp};
 use super::{array, internal, spread, spread_into, Rows, Spread, R};
 use crate::elem::float::FFloat;
 use crate::kernels::elementwise::{float_binary_fn, float_unary_fn, BinaryUse, Side, UnaryUse};
@@ -72,6 +73,8 @@ enum Src<'a, T> {
 enum Kind<'a, T> {
     Unary(UnaryOp),
     Exp,
+    /// Tanh: f32's whole-array kernel works on slices (`elem::tanh`).
+    Tanh,
     Binary(BinaryOp),
     /// Reshape or Collapse: its operand's values.
     Same,
@@ -83,6 +86,11 @@ struct Step<'a, T> {
     inputs: Vec<Src<'a, T>>,
     /// The buffer its values go to when they are not one value or a view.
     slot: usize,
+    /// Its operation in a register chain, when it can be in one
+    /// (`lanes.rs`).
+    link: Option<LinkOp>,
+    /// The steps that read it.
+    readers: Vec<usize>,
 }
 
 /// A member's values for the current tile.
@@ -105,7 +113,7 @@ impl<T> UnaryUse<T> for Probe {
     fn apply<F: Fn(T) -> T + Copy + Sync>(self, _: F, _: bool) {}
 }
 
-fn typed<'a, T: FFloat + Elem>(
+fn typed<'a, T: FFloat + Elem + ChainFloat>(
     c: &'a Computation,
     shapes: &[&Shape],
     members: &[InstrId],
@@ -120,12 +128,19 @@ fn typed<'a, T: FFloat + Elem>(
     if elementwise.iter().any(|&m| shapes[m].as_array().map(|a| a.element_type) != one_type) {
         return None;
     }
+    // Broadcasts read only materialized values: running them first lets
+    // the arithmetic between them form one register chain.
+    let is_spread = |m: &InstrId| matches!(c.instructions[*m].op, Op::Broadcast { .. } | Op::BroadcastInDim { .. });
+    let ordered: Vec<InstrId> =
+        elementwise.iter().copied().filter(is_spread).chain(elementwise.iter().copied().filter(|m| !is_spread(m))).collect();
+    let chains = T::chains();
     let mut steps: Vec<Step<T>> = Vec::with_capacity(elementwise.len());
-    for &m in elementwise {
+    for &m in &ordered {
         let instr = &c.instructions[m];
         let out = shapes[m].as_array()?;
         let kind = match &instr.op {
             Op::Unary(UnaryOp::Exp) => Kind::Exp,
+            Op::Unary(UnaryOp::Tanh) => Kind::Tanh,
             Op::Unary(u) => {
                 float_unary_fn::<T, _>(*u, Probe)?;
                 Kind::Unary(*u)
@@ -148,8 +163,12 @@ fn typed<'a, T: FFloat + Elem>(
         let mut inputs = Vec::new();
         if !matches!(kind, Kind::Spread(..)) {
             for &o in &instr.operands {
-                if let Some(k) = elementwise.iter().position(|&x| x == o) {
-                    inputs.push(Src::Member(k));
+                if let Some(k) = ordered.iter().position(|&x| x == o) {
+                    // A reshape's values are its operand's: read those.
+                    match (&steps[k].kind, steps[k].inputs.first()) {
+                        (Kind::Same, Some(&src)) => inputs.push(src),
+                        _ => inputs.push(Src::Member(k)),
+                    }
                     continue;
                 }
                 let l = match value(o).and_then(array) {
@@ -164,20 +183,47 @@ fn typed<'a, T: FFloat + Elem>(
                 }
             }
         }
-        steps.push(Step { kind, inputs, slot: 0 });
+        let link = if chains { link_op(&kind) } else { None };
+        steps.push(Step { kind, inputs, slot: 0, link, readers: Vec::new() });
+    }
+    for j in 0..steps.len() {
+        for k in 0..steps[j].inputs.len() {
+            if let Src::Member(m) = steps[j].inputs[k] {
+                if steps[m].readers.last() != Some(&j) {
+                    steps[m].readers.push(j);
+                }
+            }
+        }
     }
     let fold = match rows {
         Some(r) => {
             let operand = c.instructions[root].operands.first()?;
-            let k = elementwise.iter().position(|x| x == operand)?;
+            let k = ordered.iter().position(|x| x == operand)?;
             Some(Fold { op: r.op, len: r.len, operand: k, init: *T::slice(&r.init.data)?.first()? })
         }
         None => None,
     };
     let slots = assign_slots(&mut steps, fold.as_ref().map(|f| f.operand));
     let out = shapes[root].as_array()?.clone();
-    let group = Group { steps: &steps, slots, fold, n, tile: tile_len(&steps) };
+    let last = *elementwise.last()?;
+    let result = ordered.iter().position(|&x| x == last)?;
+    let group = Group { steps: &steps, slots, fold, n, tile: tile_len(&steps), result };
     Some(group.assemble(out.element_count()).map(|v| ArrayLiteral::with_shape(out, T::wrap(v)).into()))
+}
+
+/// A member's operation in a register chain, if it can be in one.
+fn link_op<T>(kind: &Kind<T>) -> Option<LinkOp> {
+    Some(match kind {
+        Kind::Binary(BinaryOp::Add) => LinkOp::Add,
+        Kind::Binary(BinaryOp::Sub) => LinkOp::Sub,
+        Kind::Binary(BinaryOp::Mul) => LinkOp::Mul,
+        Kind::Binary(BinaryOp::Div) => LinkOp::Div,
+        Kind::Unary(UnaryOp::Neg) => LinkOp::Neg,
+        Kind::Unary(UnaryOp::Abs) => LinkOp::Abs,
+        Kind::Unary(UnaryOp::Sqrt) => LinkOp::Sqrt,
+        Kind::Unary(UnaryOp::Rsqrt) => LinkOp::Rsqrt,
+        _ => return None,
+    })
 }
 
 /// Positions per tile without a Reduce: [`TILE`], or shorter where a
@@ -247,6 +293,8 @@ struct Group<'s, 'a, T> {
     n: usize,
     /// Positions per tile without a Reduce.
     tile: usize,
+    /// The step whose values are the group's (without a Reduce).
+    result: usize,
 }
 
 /// One thread's buffers.
@@ -254,14 +302,20 @@ struct Scratch<'a, T> {
     slots: Vec<Vec<T>>,
     views: Vec<View<'a, T>>,
     rows: Vec<T>,
+    links: Vec<Link<T>>,
+    /// Per step of the current chain: its link, if it has one.
+    link_of: Vec<Option<usize>>,
 }
 
-impl<'a, T: FFloat + Elem> Group<'_, 'a, T> {
+impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
     /// Every output position computed once, chunks of whole tiles in
     /// parallel; stops at the time limit (the executor reports it).
     fn assemble(&self, n_out: usize) -> R<Vec<T>> {
         let ratio = self.fold.as_ref().map_or(1, |f| f.len);
         let tile_out = match self.fold {
+            // A row per tile when rows are long: a value broadcast along
+            // the row is then one value for the tile.
+            Some(_) if ratio >= TILE / 2 => 1,
             Some(_) => (ROWS_TILE / ratio).max(1),
             None => self.tile,
         };
@@ -270,8 +324,13 @@ impl<'a, T: FFloat + Elem> Group<'_, 'a, T> {
         let failed: Mutex<Option<RunError>> = Mutex::new(None);
         let clock = xlaref_reference::watch::clock();
         let out = par::build_in_chunks(n_out, chunk.max(1), |start, chunk: &mut [MaybeUninit<T>]| {
-            let mut scratch =
-                Scratch { slots: vec![Vec::with_capacity(tile_out * ratio); self.slots], views: Vec::new(), rows: Vec::new() };
+            let mut scratch = Scratch {
+                slots: vec![Vec::with_capacity(tile_out * ratio); self.slots],
+                views: Vec::new(),
+                rows: Vec::new(),
+                links: Vec::new(),
+                link_of: Vec::new(),
+            };
             let mut at = 0;
             let mut stopped = false;
             while at < chunk.len() {
@@ -299,13 +358,25 @@ impl<'a, T: FFloat + Elem> Group<'_, 'a, T> {
     /// values (or the tile's row folds) to `out`.
     fn tile(&self, s: &mut Scratch<'a, T>, start: usize, len: usize, out: &mut [MaybeUninit<T>]) -> R<()> {
         s.views.clear();
-        for step in self.steps {
-            let view = self.step(step, s, start, len)?;
+        let mut wrote_out = false;
+        let mut j = 0;
+        while j < self.steps.len() {
+            let end = (j..self.steps.len()).find(|&k| self.steps[k].link.is_none()).unwrap_or(self.steps.len());
+            if end >= j + 2 {
+                wrote_out |= self.chain(s, j..end, start, len, out)?;
+                j = end;
+                continue;
+            }
+            let view = self.step(&self.steps[j], s, start, len)?;
             s.views.push(view);
+            j += 1;
+        }
+        if wrote_out {
+            return Ok(());
         }
         let last = match &self.fold {
             Some(f) => s.views[f.operand],
-            None => *s.views.last().ok_or_else(|| internal("empty fusion group"))?,
+            None => s.views[self.result],
         };
         let values: &[T] = match last {
             View::Slot(b) => &s.slots[b][..len],
@@ -328,6 +399,87 @@ impl<'a, T: FFloat + Elem> Group<'_, 'a, T> {
             o.write(x);
         }
         Ok(())
+    }
+
+    /// Steps `run` (at least two, each with a link) for the tile, as one
+    /// register chain; pushes their views. Returns whether the group's
+    /// result went straight to `out`.
+    fn chain(&self, s: &mut Scratch<'a, T>, run: std::ops::Range<usize>, start: usize, len: usize, out: &mut [MaybeUninit<T>]) -> R<bool> {
+        s.links.clear();
+        s.link_of.clear();
+        let fold_operand = self.fold.as_ref().map(|f| f.operand);
+        for j in run.clone() {
+            let step = &self.steps[j];
+            let mut args = [Arg::One(T::default()); 2];
+            for (k, &src) in step.inputs.iter().enumerate().take(2) {
+                args[k] = match src {
+                    Src::Member(m) if m >= run.start => match s.link_of[m - run.start] {
+                        Some(l) if l + 1 == s.links.len() => Arg::Prev,
+                        Some(l) => {
+                            // Read from memory: the member stores its values.
+                            let buffer = &mut s.slots[self.steps[m].slot];
+                            buffer.resize(len, T::default());
+                            s.links[l].store = buffer.as_mut_ptr();
+                            Arg::At(buffer.as_ptr())
+                        }
+                        None => match s.views[m] {
+                            View::One(x) => Arg::One(x),
+                            _ => return Err(internal("chain member without a link or a value")),
+                        },
+                    },
+                    Src::Member(m) => match s.views[m] {
+                        View::Slot(b) => Arg::At(s.slots[b].as_ptr()),
+                        View::At(v) => Arg::At(v.as_ptr()),
+                        View::One(x) => Arg::One(x),
+                    },
+                    Src::Whole(v) => Arg::At(v[start..start + len].as_ptr()),
+                    Src::One(x) => Arg::One(x),
+                };
+            }
+            let arity = step.inputs.len().min(2);
+            if args[..arity].iter().all(|a| matches!(a, Arg::One(_))) {
+                // The same value at every position: computed once.
+                let value = self.step(step, s, start, len)?;
+                s.views.push(value);
+                s.link_of.push(None);
+                continue;
+            }
+            let op = step.link.ok_or_else(|| internal("chain step without a link"))?;
+            s.link_of.push(Some(s.links.len()));
+            s.links.push(Link { op, a: args[0], b: args[1], store: std::ptr::null_mut() });
+            // A view for now; the slot holds the values only if stored.
+            s.views.push(View::Slot(step.slot));
+        }
+        // Values read after the chain, the result and the folded values
+        // are stored; the group's result straight into `out`.
+        let mut direct = false;
+        for j in run.clone() {
+            let Some(l) = s.link_of[j - run.start] else { continue };
+            let step = &self.steps[j];
+            if self.fold.is_none() && j == self.result {
+                // Streaming these stores past the cache (as `stream.rs`
+                // does for whole-array kernels) made a five-op chain over
+                // 16M f32 slower, 0.8 -> 1.4 ms: the result is read next.
+                s.links[l].store = out.as_mut_ptr().cast::<T>();
+                direct = true;
+            } else if Some(j) == fold_operand || step.readers.iter().any(|&r| r >= run.end) {
+                let buffer = &mut s.slots[step.slot];
+                buffer.resize(len, T::default());
+                s.links[l].store = buffer.as_mut_ptr();
+            }
+        }
+        if out.len() < len && direct {
+            return Err(internal("fused output shorter than its tile"));
+        }
+        // SAFETY: every `At` pointer reads `len` values of a slice or slot
+        // of at least `len`, every store writes `len` values of a slot
+        // resized to `len` or of `out` (checked above); a slot a link
+        // stores to is only read by links before it at positions they
+        // have read (`assign_slots` frees a slot after its last reader).
+        if !unsafe { T::run_chain(&s.links, len) } {
+            return Err(internal("register chain on a CPU without vector lanes"));
+        }
+        Ok(direct)
     }
 
     /// One member's values for the tile.
@@ -359,17 +511,18 @@ impl<'a, T: FFloat + Elem> Group<'_, 'a, T> {
                 let one = float_unary_fn(*op, OnTile { x, out: &mut buffer }).ok_or_else(|| internal("fused unary op"))?;
                 Ok(put_back(s, step.slot, buffer, one))
             }
-            Kind::Exp => {
+            Kind::Exp | Kind::Tanh => {
+                let into = if matches!(step.kind, Kind::Exp) { T::exp_into } else { T::tanh_into };
                 let mut buffer = take_slot(s, step.slot, len);
                 let x = side(s, input(0)?, start, len);
                 let one = match x {
                     Side::All(v) => {
-                        T::exp_into(v, &mut buffer);
+                        into(v, &mut buffer);
                         None
                     }
                     Side::One(x) => {
                         let mut y = [T::default()];
-                        T::exp_into(&[x], &mut y);
+                        into(&[x], &mut y);
                         Some(y[0])
                     }
                 };

@@ -301,6 +301,7 @@ fn float_unary<T: FFloat + xlaref_reference::literal::Stored>(op: UnaryOp, v: &[
         IsPosInf => return Ok(Data::Pred(par::map(v, |x| x.up().to_f64() == f64::INFINITY))),
         IsNegInf => return Ok(Data::Pred(par::map(v, |x| x.up().to_f64() == f64::NEG_INFINITY))),
         Exp => T::exp_all(v),
+        Tanh => T::tanh_all(v),
         Sin => trig(v, Wide::sin_near, Wide::sin),
         Cos => trig(v, Wide::cos_near, Wide::cos),
         Tan => trig(v, Wide::tan_near, Wide::tan),

@@ -7,16 +7,38 @@ use crate::types::ElementType;
 
 /// The row-major little-endian bytes of every element (pred as one byte).
 pub fn to_le_bytes(data: &Data) -> Vec<u8> {
-    crate::with_data!(data, v => elements_to_le_bytes(v))
+    let mut out = Vec::new();
+    append_le_bytes(data, &mut out);
+    out
 }
 
-fn elements_to_le_bytes<T: Bits>(v: &[T]) -> Vec<u8> {
+/// [`to_le_bytes`] appended to `out` (a `.npy` file after its header).
+pub fn append_le_bytes(data: &Data, out: &mut Vec<u8>) {
+    crate::with_data!(data, v => append_elements(v, out))
+}
+
+/// One loop per element width, so that the width is a constant and the
+/// loop is a plain copy on a little-endian host (`.npy` files of hundreds
+/// of megabytes go through here).
+fn append_elements<T: Bits>(v: &[T], out: &mut Vec<u8>) {
     let width = T::TYPE.byte_width();
-    let mut out = Vec::with_capacity(v.len() * width);
-    for &x in v {
-        out.extend_from_slice(&x.bits().to_le_bytes()[..width]);
+    let start = out.len();
+    out.resize(start + v.len() * width, 0);
+    let bytes = &mut out[start..];
+    macro_rules! copy {
+        ($u:ty) => {
+            for (o, &x) in bytes.chunks_exact_mut(width).zip(v) {
+                o.copy_from_slice(&(x.bits() as $u).to_le_bytes());
+            }
+        };
     }
-    out
+    match width {
+        1 => copy!(u8),
+        2 => copy!(u16),
+        4 => copy!(u32),
+        8 => copy!(u64),
+        _ => copy!(u128),
+    }
 }
 
 /// Elements of type `t` read from little-endian bytes; `None` if the byte
@@ -30,10 +52,16 @@ pub fn from_le_bytes(bytes: &[u8], t: ElementType) -> Option<Data> {
 
 fn elements_from_le_bytes<T: Bits + Stored>(bytes: &[u8]) -> Data {
     let width = T::TYPE.byte_width();
-    let elements = bytes.chunks_exact(width).map(|chunk| {
-        let mut le = [0u8; 16];
-        le[..width].copy_from_slice(chunk);
-        T::with_bits(u128::from_le_bytes(le))
-    });
-    T::wrap(elements.collect())
+    macro_rules! read {
+        ($u:ty) => {
+            bytes.chunks_exact(width).map(|c| T::with_bits(<$u>::from_le_bytes(c.try_into().unwrap_or_default()) as u128)).collect()
+        };
+    }
+    T::wrap(match width {
+        1 => read!(u8),
+        2 => read!(u16),
+        4 => read!(u32),
+        8 => read!(u64),
+        _ => read!(u128),
+    })
 }
