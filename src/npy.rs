@@ -10,9 +10,11 @@
 //! Written by hand rather than through a crate: it is a hundred lines, and
 //! the raw void types are exactly the corner such crates leave out.
 
+use std::io::{Read, Write};
+
 use xlaref_reference::literal::{ArrayLiteral, Literal};
-use xlaref_reference::numerics::bytes::{append_le_bytes, from_le_bytes};
-use xlaref_reference::types::{ElementType, Shape, TypeClass};
+use xlaref_reference::numerics::bytes::{append_elements_le, extend_from_le_bytes, from_le_bytes};
+use xlaref_reference::types::{ArrayShape, ElementType, Shape, TypeClass};
 
 const MAGIC: &[u8] = b"\x93NUMPY";
 
@@ -89,23 +91,45 @@ fn header_field<'a>(fields: &[(&str, &'a str)], key: &str) -> Result<&'a str, St
     fields.iter().find(|(k, _)| *k == key).map(|(_, v)| *v).ok_or_else(|| format!("the .npy header has no '{key}'"))
 }
 
-/// Reads a `.npy` file's bytes as a literal; `declared` is the parameter's
-/// shape it will be bound to (for raw bf16/f8 and a clear mismatch error).
+/// An array from the bytes of a `.npy` file; `declared` is the parameter
+/// it is bound to (its type decides a raw void `descr`, and must match).
 pub fn read_npy(bytes: &[u8], declared: Option<&Shape>, max_elements: i64) -> Result<Literal, String> {
-    let rest = bytes.strip_prefix(MAGIC).ok_or("not a .npy file (no \\x93NUMPY magic)")?;
-    let (major, rest) = rest.split_first().ok_or("truncated .npy file")?;
-    let rest = rest.get(1..).ok_or("truncated .npy file")?;
-    let (len, rest) = match major {
-        1 => (u16::from_le_bytes([rest.first().copied().unwrap_or(0), rest.get(1).copied().unwrap_or(0)]) as usize, rest.get(2..)),
+    read_npy_from(&mut &bytes[..], declared, max_elements)
+}
+
+/// Bytes read at a time: the data goes straight into the typed array, so a
+/// file of hundreds of megabytes is never held twice (a multiple of every
+/// element width).
+const CHUNK: usize = 1 << 20;
+
+/// [`read_npy`] from a reader (a file): the header, then the data a chunk
+/// at a time into the typed array.
+pub fn read_npy_from(r: &mut impl Read, declared: Option<&Shape>, max_elements: i64) -> Result<Literal, String> {
+    let truncated = |_| "truncated .npy file".to_string();
+    let mut preamble = [0u8; 8];
+    r.read_exact(&mut preamble).map_err(|_| "not a .npy file (no \\x93NUMPY magic)".to_string())?;
+    if &preamble[..6] != MAGIC {
+        return Err("not a .npy file (no \\x93NUMPY magic)".into());
+    }
+    let len = match preamble[6] {
+        1 => {
+            let mut b = [0u8; 2];
+            r.read_exact(&mut b).map_err(truncated)?;
+            u16::from_le_bytes(b) as usize
+        }
         2 | 3 => {
-            let b: [u8; 4] = rest.get(..4).and_then(|b| b.try_into().ok()).ok_or("truncated .npy file")?;
-            (u32::from_le_bytes(b) as usize, rest.get(4..))
+            let mut b = [0u8; 4];
+            r.read_exact(&mut b).map_err(truncated)?;
+            u32::from_le_bytes(b) as usize
         }
         v => return Err(format!(".npy version {v} is not supported")),
     };
-    let rest = rest.ok_or("truncated .npy file")?;
-    let header = std::str::from_utf8(rest.get(..len).ok_or("truncated .npy header")?).map_err(|_| "the .npy header is not text")?;
-    let data = &rest[len..];
+    if len > CHUNK {
+        return Err(format!("the .npy header is {len} bytes long (at most {CHUNK})"));
+    }
+    let mut header = vec![0u8; len];
+    r.read_exact(&mut header).map_err(|_| "truncated .npy header".to_string())?;
+    let header = std::str::from_utf8(&header).map_err(|_| "the .npy header is not text")?;
     let declared_array = declared.and_then(Shape::as_array);
     let fields = header_fields(header)?;
     let descr = header_field(&fields, "descr")?;
@@ -133,33 +157,61 @@ pub fn read_npy(bytes: &[u8], declared: Option<&Shape>, max_elements: i64) -> Re
         .try_fold(1i64, |n, &d| n.checked_mul(d))
         .filter(|&n| n <= max_elements)
         .ok_or("the .npy array is larger than --max-elements")?;
+    if let Some(shape) = declared_array {
+        if shape.dims != dims || shape.element_type != t {
+            return Err(format!("the .npy array is {}, the parameter is {}", ArrayShape::new(t, dims), shape));
+        }
+    }
     let width = t.byte_width();
     let need = count as usize * width;
-    let raw = data.get(..need).ok_or_else(|| format!("the .npy file holds {} bytes of data, its shape needs {need}", data.len()))?;
-    // Straight from the bytes on the common path (C order, little-endian);
-    // otherwise a reordered or byte-swapped copy first.
+    let short = |got: usize| format!("the .npy file holds {got} bytes of data, its shape needs {need}");
     let data = if fortran || big {
+        // A reordered or byte-swapped copy of the whole data first.
+        let mut raw = Vec::new();
+        r.take(need as u64).read_to_end(&mut raw).map_err(|e| format!("cannot read the .npy data: {e}"))?;
+        if raw.len() < need {
+            return Err(short(raw.len()));
+        }
         let mut bytes = if fortran {
             let elements: Vec<&[u8]> = raw.chunks_exact(width).collect();
             row_major(&elements, &dims).concat()
         } else {
-            raw.to_vec()
+            raw
         };
         if big {
             to_little_endian(&mut bytes, t.component_type().byte_width());
         }
-        from_le_bytes(&bytes, t)
+        from_le_bytes(&bytes, t).ok_or("the .npy data is not a whole number of elements")?
     } else {
-        from_le_bytes(raw, t)
-    }
-    .ok_or("the .npy data is not a whole number of elements")?;
-    let literal = ArrayLiteral::new(dims, data);
-    if let Some(shape) = declared_array {
-        if shape.dims != literal.shape.dims || shape.element_type != t {
-            return Err(format!("the .npy array is {}, the parameter is {}", literal.shape, shape));
+        // The common case (C order, little-endian): chunk by chunk.
+        let mut buffer = vec![0u8; need.min(CHUNK)];
+        let mut got = 0;
+        xlaref_reference::with_type!(t, T => {
+            let mut out: Vec<T> = Vec::with_capacity(count as usize);
+            while got < need {
+                let n = (need - got).min(CHUNK);
+                read_fully(r, &mut buffer[..n]).map_err(|read| short(got + read))?;
+                extend_from_le_bytes(&mut out, &buffer[..n]);
+                got += n;
+            }
+            <T as xlaref_reference::literal::Stored>::wrap(out)
+        })
+    };
+    Ok(Literal::Array(ArrayLiteral::new(dims, data)))
+}
+
+/// Fills `buf` from `r`; on a short read, how many bytes came.
+fn read_fully(r: &mut impl Read, buf: &mut [u8]) -> Result<(), usize> {
+    let mut at = 0;
+    while at < buf.len() {
+        match r.read(&mut buf[at..]) {
+            Ok(0) => return Err(at),
+            Ok(n) => at += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return Err(at),
         }
     }
-    Ok(Literal::Array(literal))
+    Ok(())
 }
 
 /// Column-major elements reordered row-major.
@@ -195,6 +247,15 @@ fn to_little_endian(bytes: &mut [u8], component_width: usize) {
 
 /// An array as a version 1.0 `.npy` file (C order, little-endian).
 pub fn write_npy(a: &ArrayLiteral) -> Vec<u8> {
+    let mut out = Vec::with_capacity(128 + a.element_count() * a.element_type().byte_width());
+    // Writing to a Vec cannot fail.
+    let _ = write_npy_to(&mut out, a);
+    out
+}
+
+/// The `.npy` header of `a`: magic, version 1.0, length, dict, padding to
+/// 64 bytes.
+fn npy_header(a: &ArrayLiteral) -> Vec<u8> {
     let dims: Vec<String> = a.dims().iter().map(i64::to_string).collect();
     let shape = if dims.len() == 1 { format!("({},)", dims[0]) } else { format!("({})", dims.join(", ")) };
     let mut header = format!("{{'descr': '{}', 'fortran_order': False, 'shape': {shape}, }}", descr(a.element_type()));
@@ -202,13 +263,28 @@ pub fn write_npy(a: &ArrayLiteral) -> Vec<u8> {
     let unpadded = MAGIC.len() + 2 + 2 + header.len() + 1;
     header.push_str(&" ".repeat((64 - unpadded % 64) % 64));
     header.push('\n');
-    let mut out = Vec::with_capacity(unpadded + 64 + a.element_count() * a.element_type().byte_width());
+    let mut out = Vec::with_capacity(unpadded + 64);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&[1, 0]);
     out.extend_from_slice(&(header.len() as u16).to_le_bytes());
     out.extend_from_slice(header.as_bytes());
-    append_le_bytes(&a.data, &mut out);
     out
+}
+
+/// [`write_npy`] into a writer (a file), the data converted a chunk at a
+/// time: a large result is never held twice.
+pub fn write_npy_to(w: &mut impl Write, a: &ArrayLiteral) -> std::io::Result<()> {
+    w.write_all(&npy_header(a))?;
+    let mut buffer = Vec::with_capacity(CHUNK);
+    xlaref_reference::with_data!(&a.data, v => {
+        let per_chunk = (CHUNK / a.element_type().byte_width().max(1)).max(1);
+        for part in v.chunks(per_chunk) {
+            buffer.clear();
+            append_elements_le(part, &mut buffer);
+            w.write_all(&buffer)?;
+        }
+    });
+    Ok(())
 }
 
 #[cfg(test)]

@@ -98,8 +98,12 @@ fn read_args(a: &EvalArgs, params: &[Shape]) -> Result<Vec<Literal>, String> {
         out.push(json::read_literal_text(value_text, &shape, &Path::new("--arg"), max).map_err(|e| format!("--arg `{spec}`: {e}"))?);
     }
     for path in &a.arg_npy {
-        let bytes = super::read_bytes(path)?;
-        out.push(npy::read_npy(&bytes, params.get(out.len()), max).map_err(|e| format!("--arg-npy {path}: {e}"))?);
+        let declared = params.get(out.len());
+        let array = match super::open_regular_file(path)? {
+            Some(mut file) => npy::read_npy_from(&mut file, declared, max),
+            None => npy::read_npy(&super::read_bytes(path)?, declared, max),
+        };
+        out.push(array.map_err(|e| format!("--arg-npy {path}: {e}"))?);
     }
     Ok(out)
 }
@@ -161,7 +165,8 @@ fn run_replicated(
 /// The `--out-npy` file(s) of a result.
 fn write_out_npy(path: &str, result: &Literal) -> Result<(), String> {
     let write = |p: &str, a: &xlaref_reference::literal::ArrayLiteral| {
-        std::fs::write(p, npy::write_npy(a)).map_err(|e| format!("cannot write {p}: {e}"))
+        let mut file = std::fs::File::create(p).map_err(|e| format!("cannot write {p}: {e}"))?;
+        npy::write_npy_to(&mut file, a).map_err(|e| format!("cannot write {p}: {e}"))
     };
     match result {
         Literal::Array(a) => write(path, a),

@@ -148,6 +148,25 @@ pub fn read_bytes(path: &str) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
+/// A regular file to read in parts (a large `.npy`), under the same checks
+/// as [`read_bytes`]; `None` for standard input and named pipes, which
+/// [`read_bytes`] reads whole.
+pub fn open_regular_file(path: &str) -> Result<Option<std::io::Take<std::fs::File>>, String> {
+    use std::io::Read;
+    if path == "-" || is_fifo(path) {
+        return Ok(None);
+    }
+    let cap = max_input_bytes();
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    match file.metadata() {
+        Ok(m) if m.is_dir() => Err(format!("cannot read {path}: it is a directory")),
+        Ok(m) if m.is_file() && m.len() > cap => {
+            Err(format!("{path} is {} bytes, over the input limit of {cap} bytes (XLAREF_MAX_INPUT_BYTES)", m.len()))
+        }
+        _ => Ok(Some(file.take(cap))),
+    }
+}
+
 fn is_fifo(path: &str) -> bool {
     use std::os::unix::fs::FileTypeExt;
     std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo())

@@ -14,13 +14,13 @@ pub fn to_le_bytes(data: &Data) -> Vec<u8> {
 
 /// [`to_le_bytes`] appended to `out` (a `.npy` file after its header).
 pub fn append_le_bytes(data: &Data, out: &mut Vec<u8>) {
-    crate::with_data!(data, v => append_elements(v, out))
+    crate::with_data!(data, v => append_elements_le(v, out))
 }
 
 /// One loop per element width, so that the width is a constant and the
 /// loop is a plain copy on a little-endian host (`.npy` files of hundreds
 /// of megabytes go through here).
-fn append_elements<T: Bits>(v: &[T], out: &mut Vec<u8>) {
+pub fn append_elements_le<T: Bits>(v: &[T], out: &mut Vec<u8>) {
     let width = T::TYPE.byte_width();
     let start = out.len();
     out.resize(start + v.len() * width, 0);
@@ -51,17 +51,25 @@ pub fn from_le_bytes(bytes: &[u8], t: ElementType) -> Option<Data> {
 }
 
 fn elements_from_le_bytes<T: Bits + Stored>(bytes: &[u8]) -> Data {
+    let mut out = Vec::with_capacity(bytes.len() / T::TYPE.byte_width());
+    extend_from_le_bytes(&mut out, bytes);
+    T::wrap(out)
+}
+
+/// Appends the elements of little-endian `bytes` (whole elements; a
+/// partial last one is left out) to `out`, one loop per width.
+pub fn extend_from_le_bytes<T: Bits>(out: &mut Vec<T>, bytes: &[u8]) {
     let width = T::TYPE.byte_width();
     macro_rules! read {
         ($u:ty) => {
-            bytes.chunks_exact(width).map(|c| T::with_bits(<$u>::from_le_bytes(c.try_into().unwrap_or_default()) as u128)).collect()
+            out.extend(bytes.chunks_exact(width).map(|c| T::with_bits(<$u>::from_le_bytes(c.try_into().unwrap_or_default()) as u128)))
         };
     }
-    T::wrap(match width {
+    match width {
         1 => read!(u8),
         2 => read!(u16),
         4 => read!(u32),
         8 => read!(u64),
         _ => read!(u128),
-    })
+    }
 }
