@@ -95,24 +95,9 @@ pub fn exp_f32_all(v: &[f32]) -> Vec<f32> {
 /// fused blocks.
 pub fn exp_f32_into(v: &[f32], out: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
-    if crate::isa::isa() >= crate::isa::Isa::Avx512 {
-        // SAFETY: a `&mut [f32]` viewed as `MaybeUninit<f32>`s, which
-        // `exp_into` only writes initialized values to; `isa()` never
-        // exceeds what the CPU has.
-        unsafe {
-            let out = &mut *(out as *mut [f32] as *mut [std::mem::MaybeUninit<f32>]);
-            lanes::exp_into(v, out)
-        };
-        return;
-    }
-    crate::par::simd(
-        #[inline(always)]
-        || {
-            for (o, &x) in out.iter_mut().zip(v) {
-                *o = exp_f32(x);
-            }
-        },
-    )
+    super::f32_into(v, out, lanes::exp_into, exp_f32);
+    #[cfg(not(target_arch = "x86_64"))]
+    super::each_into(v, out, exp_f32);
 }
 
 /// `e^x` in f32 lanes, for throughput: the f64 evaluation of [`exp_f32`]

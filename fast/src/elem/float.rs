@@ -238,14 +238,7 @@ pub trait FFloat: Copy + Default + Send + Sync + 'static {
     }
     /// [`FFloat::exp_all`] into `out`, on this thread (for fused blocks).
     fn exp_into(v: &[Self], out: &mut [Self]) {
-        crate::par::simd(
-            #[inline(always)]
-            || {
-                for (o, &x) in out.iter_mut().zip(v) {
-                    *o = Self::down(x.up().exp());
-                }
-            },
-        )
+        super::each_into(v, out, |x| Self::down(x.up().exp()))
     }
     /// Tanh of every element: in the wide type, rounded once, except where
     /// a type has a faster whole-array kernel (f32, `elem::tanh`).
@@ -254,14 +247,7 @@ pub trait FFloat: Copy + Default + Send + Sync + 'static {
     }
     /// [`FFloat::tanh_all`] into `out`, on this thread (for fused blocks).
     fn tanh_into(v: &[Self], out: &mut [Self]) {
-        crate::par::simd(
-            #[inline(always)]
-            || {
-                for (o, &x) in out.iter_mut().zip(v) {
-                    *o = Self::down(x.up().tanh());
-                }
-            },
-        )
+        super::each_into(v, out, |x| Self::down(x.up().tanh()))
     }
 }
 

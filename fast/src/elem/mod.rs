@@ -12,6 +12,38 @@ pub mod int;
 pub mod special;
 pub mod tanh;
 
+/// `out[i] = f(v[i])` for a fused tile, on this thread: through `lanes`
+/// (sixteen f32 lanes) where the CPU has AVX-512, else `f` per element.
+/// `lanes` must write every element of its output it is given.
+pub(crate) fn f32_into(v: &[f32], out: &mut [f32], lanes: unsafe fn(&[f32], &mut [std::mem::MaybeUninit<f32>]), f: fn(f32) -> f32) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::isa::isa() >= crate::isa::Isa::Avx512 {
+        // SAFETY: a `&mut [f32]` viewed as `MaybeUninit<f32>`s, which
+        // `lanes` only writes initialized values to; `isa()` never exceeds
+        // what the CPU has (the lanes kernels need AVX-512).
+        unsafe {
+            let out = &mut *(out as *mut [f32] as *mut [std::mem::MaybeUninit<f32>]);
+            lanes(v, out)
+        };
+        return;
+    }
+    let _ = lanes;
+    each_into(v, out, f);
+}
+
+/// `out[i] = f(v[i])` on this thread, vectorized where `f` allows.
+#[inline(always)]
+pub(crate) fn each_into<T: Copy>(v: &[T], out: &mut [T], f: impl Fn(T) -> T) {
+    crate::par::simd(
+        #[inline(always)]
+        || {
+            for (o, &x) in out.iter_mut().zip(v) {
+                *o = f(x);
+            }
+        },
+    )
+}
+
 /// Distance in f32 ulps between two values (ordered bit patterns, where -0
 /// and +0 coincide), for the tests of the f32 functions.
 #[cfg(test)]

@@ -47,19 +47,9 @@ pub fn tanh_f32_all(v: &[f32]) -> Vec<f32> {
 /// fused tiles.
 pub fn tanh_f32_into(v: &[f32], out: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
-    if crate::isa::isa() >= crate::isa::Isa::Avx512 {
-        // SAFETY: a `&mut [f32]` viewed as `MaybeUninit<f32>`s, which
-        // `tanh_into` only writes initialized values to; `isa()` never
-        // exceeds what the CPU has.
-        unsafe {
-            let out = &mut *(out as *mut [f32] as *mut [std::mem::MaybeUninit<f32>]);
-            lanes::tanh_into(v, out)
-        };
-        return;
-    }
-    for (o, &x) in out.iter_mut().zip(v) {
-        *o = super::f32_math::tanh_f32(x);
-    }
+    super::f32_into(v, out, lanes::tanh_into, super::f32_math::tanh_f32);
+    #[cfg(not(target_arch = "x86_64"))]
+    super::each_into(v, out, super::f32_math::tanh_f32);
 }
 
 #[cfg(target_arch = "x86_64")]

@@ -207,7 +207,16 @@ fn typed<'a, T: FFloat + Elem + ChainFloat>(
     let out = shapes[root].as_array()?.clone();
     let last = *elementwise.last()?;
     let result = ordered.iter().position(|&x| x == last)?;
-    let group = Group { steps: &steps, slots, fold, n, tile: tile_len(&steps), result };
+    // Where the run of chainable steps from each step ends.
+    let mut chain_end = vec![steps.len(); steps.len()];
+    for j in (0..steps.len()).rev() {
+        if steps[j].link.is_none() {
+            chain_end[j] = j;
+        } else if j + 1 < steps.len() {
+            chain_end[j] = chain_end[j + 1];
+        }
+    }
+    let group = Group { steps: &steps, slots, fold, n, tile: tile_len(&steps), result, chain_end };
     Some(group.assemble(out.element_count()).map(|v| ArrayLiteral::with_shape(out, T::wrap(v)).into()))
 }
 
@@ -295,6 +304,9 @@ struct Group<'s, 'a, T> {
     tile: usize,
     /// The step whose values are the group's (without a Reduce).
     result: usize,
+    /// Per step: the end of the run of chain members it starts (itself
+    /// when it is not one).
+    chain_end: Vec<usize>,
 }
 
 /// One thread's buffers.
@@ -361,7 +373,7 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
         let mut wrote_out = false;
         let mut j = 0;
         while j < self.steps.len() {
-            let end = (j..self.steps.len()).find(|&k| self.steps[k].link.is_none()).unwrap_or(self.steps.len());
+            let end = self.chain_end[j];
             if end >= j + 2 {
                 wrote_out |= self.chain(s, j..end, start, len, out)?;
                 j = end;
