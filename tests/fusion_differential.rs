@@ -123,3 +123,49 @@ fn a_row_reduce_ends_the_group_of_its_producers() {
         assert!(((*a as f64) - exact).abs() <= 1e-4 * exact, "row {r}: {a} vs {exact}");
     }
 }
+
+/// A Call's body fuses with its caller (a fused run inlines it), and a
+/// row Sum of 1024 f32 behind a Tanh sums in registers: the values equal
+/// the op-by-op run's bit for bit and a closed form.
+#[test]
+fn a_called_relu_fuses_with_its_caller_and_the_row_sum() {
+    let module = r#"{"format": "xla-json/1", "computations": {
+      "add": {"params": [{"name": "a", "shape": "f32[]"}, {"name": "b", "shape": "f32[]"}],
+              "instructions": [{"name": "s", "op": "Add", "operands": ["a", "b"]}]},
+      "relu": {"params": [{"name": "a", "shape": "f32[4,1024]"}, {"name": "z", "shape": "f32[]"}],
+               "instructions": [{"name": "zb", "op": "Broadcast", "operands": ["z"], "broadcast_sizes": [4, 1024]},
+                                {"name": "m", "op": "Max", "operands": ["a", "zb"]}]},
+      "main": {
+      "params": [{"name": "x", "shape": "f32[4,1024]"}, {"name": "bias", "shape": "f32[1024]"}, {"name": "zero", "shape": "f32[]"}],
+      "instructions": [
+        {"name": "bb", "op": "BroadcastInDim", "operands": ["bias"], "out_dim_size": [4, 1024], "broadcast_dimensions": [1]},
+        {"name": "y", "op": "Add", "operands": ["x", "bb"]},
+        {"name": "r", "op": "Call", "operands": ["y", "zero"], "computation": "relu"},
+        {"name": "t", "op": "Tanh", "operands": ["r"]},
+        {"name": "sq", "op": "Mul", "operands": ["t", "t"]},
+        {"name": "s", "op": "Reduce", "operands": ["sq", "zero"], "computation": "add", "dimensions": [1]}]}}}"#;
+    let m = xlaref_reference::json::parse_module(module, Default::default()).expect("reads");
+    let module = xlaref_reference::verify::verify(m, &Default::default()).expect("verifies");
+    // Inlined: x, bias, zero, bb, y, r/zb, r/m, t, sq, s; all but the
+    // parameters are one group.
+    assert_eq!(xlaref_fast::fusion_groups(&module), vec![vec![3, 4, 5, 6, 7, 8, 9]]);
+    use xlaref_reference::literal::{ArrayLiteral, Literal};
+    let x: Vec<f32> = (0..4096).map(|i| ((i * 37) % 101) as f32 / 64.0 - 0.7).collect();
+    let bias: Vec<f32> = (0..1024).map(|i| (i % 13) as f32 / 32.0 - 0.2).collect();
+    let args: Vec<Literal> = vec![
+        ArrayLiteral::from_vec(vec![4, 1024], x.clone()).into(),
+        ArrayLiteral::from_vec(vec![1024], bias.clone()).into(),
+        ArrayLiteral::from_vec(vec![], vec![0f32]).into(),
+    ];
+    let fused = xlaref_fast::run_borrowed(&module, &args, &mut env()).expect("runs");
+    let unfused = xlaref_fast::run_unfused(&module, &args, &mut env()).expect("runs");
+    assert_eq!(
+        fused.as_array().and_then(|a| a.typed::<f32>()).map(|v| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>()),
+        unfused.as_array().and_then(|a| a.typed::<f32>()).map(|v| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>()),
+    );
+    let got = fused.as_array().and_then(|a| a.typed::<f32>()).expect("f32 result").to_vec();
+    for (r, a) in got.iter().enumerate() {
+        let exact: f64 = (0..1024).map(|c| (x[r * 1024 + c] as f64 + bias[c] as f64).max(0.0).tanh().powi(2)).sum();
+        assert!(((*a as f64) - exact).abs() <= 1e-5 * exact, "row {r}: {a} vs {exact}");
+    }
+}

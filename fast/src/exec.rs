@@ -273,7 +273,7 @@ impl<'a> Executor<'a> {
             Op::GetTupleElement { index } => {
                 x[0].as_tuple().and_then(|t| t.get(*index as usize)).cloned().ok_or_else(|| internal("tuple index"))?
             }
-            Op::Call { computation } => self.call(*computation, x.iter().map(|&l| l.clone()).collect())?,
+            Op::Call { computation } => self.call_with(*computation, x.iter().map(|&l| Cow::Borrowed(l)))?,
             Op::Conditional(form) => self.conditional(form, x)?,
             Op::While { condition, body } => self.while_loop(*condition, *body, x[0])?,
             Op::OptimizationBarrier => x[0].clone(),

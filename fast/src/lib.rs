@@ -7,6 +7,7 @@
 mod elem;
 mod exec;
 mod fusion;
+mod inline;
 pub mod isa;
 mod kernels;
 mod par;
@@ -27,7 +28,8 @@ use xlaref_reference::RunError;
 pub fn run(module: &VerifiedModule, args: Vec<Literal>, env: &mut Env) -> Result<Literal, RunError> {
     check_arguments(module, &args)?;
     let _deadline = xlaref_reference::watch::start(env.limits.deadline, env.limits.time_limit);
-    let mut ex = exec::Executor::new(module, env);
+    let inlined = fused_form(module);
+    let mut ex = exec::Executor::new(inlined.as_ref().unwrap_or(module), env);
     let result = ex.call(module.entry(), args);
     ex.report();
     result
@@ -38,10 +40,21 @@ pub fn run(module: &VerifiedModule, args: Vec<Literal>, env: &mut Env) -> Result
 pub fn run_borrowed(module: &VerifiedModule, args: &[Literal], env: &mut Env) -> Result<Literal, RunError> {
     check_arguments(module, args)?;
     let _deadline = xlaref_reference::watch::start(env.limits.deadline, env.limits.time_limit);
-    let mut ex = exec::Executor::new(module, env);
+    let inlined = fused_form(module);
+    let mut ex = exec::Executor::new(inlined.as_ref().unwrap_or(module), env);
     let result = ex.call_borrowed(module.entry(), args);
     ex.report();
     result
+}
+
+/// The module a fused run executes: its Calls inlined (`inline.rs`), when
+/// it has any and fusion is on; None to run it as it is.
+fn fused_form(module: &VerifiedModule) -> Option<VerifiedModule> {
+    if fusion::enabled_by_environment() {
+        inline::inline_calls(module)
+    } else {
+        None
+    }
 }
 
 /// [`run_borrowed`] with every op run on its own, no fusion: the
@@ -66,7 +79,12 @@ pub fn fuses(module: &VerifiedModule) -> bool {
 }
 
 /// The fusion groups of the entry computation (instruction indices, each
-/// group's root last), for tests and debugging: what `run` fuses.
+/// group's root last), for tests and debugging: what `run` fuses. With
+/// Calls inlined, the indices are those of the inlined entry (a call's
+/// operands, then its body's instructions but the parameters, in place of
+/// the Call).
 pub fn fusion_groups(module: &VerifiedModule) -> Vec<Vec<usize>> {
+    let inlined = fused_form(module);
+    let module = inlined.as_ref().unwrap_or(module);
     fusion::plan_computation(module, module.entry()).groups
 }

@@ -4,7 +4,10 @@
 //! clamped; sometimes an intermediate value escapes into a tuple result,
 //! and often the chain ends in a Reduce of its rows or of everything.
 //! Rows are long enough (up to 15,000 elements) that a group runs as
-//! several blocks, split across threads, with a short last block.
+//! several blocks, split across threads, with a short last block; rows of
+//! 576 and 1024 take the register row sum of `fusion/lanes.rs` (multiples
+//! of its 64 partial sums, an odd and an even number of its blocks). Some
+//! steps are Calls, which a fused run inlines (`fast/src/inline.rs`).
 
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -18,7 +21,8 @@ use ElementType as E;
 
 const TYPES: [ElementType; 6] = [E::F32, E::F64, E::BF16, E::F16, E::S32, E::S8];
 
-const STEPS: [&str; 11] = ["binary", "binary", "unary", "row", "column", "scalar", "flatten", "select", "clamp", "convert", "escape"];
+const STEPS: [&str; 12] =
+    ["binary", "binary", "unary", "row", "column", "scalar", "flatten", "select", "clamp", "convert", "call", "escape"];
 
 fn binary_ops(t: ElementType) -> &'static [&'static str] {
     if t.is_integer() {
@@ -47,7 +51,7 @@ fn pick<'a>(list: &'a [&'a str], k: u8) -> &'a str {
 /// Random fusible chains (see the module comment).
 pub fn fused_chain() -> BoxedStrategy<Program> {
     let step: BoxedStrategy<Step> = (0..STEPS.len(), any::<Index>(), any::<Index>(), any::<u8>()).boxed();
-    let cols = proptest::sample::select(vec![1i64, 3, 700, 2049, 5000]);
+    let cols = proptest::sample::select(vec![1i64, 3, 576, 700, 1024, 2049, 5000]);
     (one_of(&TYPES), 1..=3i64, cols, proptest::collection::vec(step, 3..=14), any::<u8>())
         .prop_flat_map(|(t, r, c, steps, tail)| {
             (
@@ -97,6 +101,16 @@ pub fn fused_chain() -> BoxedStrategy<Program> {
                         b.push("Select", &[&pred, &either, &third], json!({}))
                     }
                     "clamp" => b.push("Clamp", &[&lo, &last, &s], json!({})),
+                    "call" => {
+                        let (binary, unary) = (pick(binary_ops(t), k), pick(unary_ops(t), k / 8));
+                        let shape = format!("{}[{}]", t.name(), dims.iter().map(i64::to_string).collect::<Vec<_>>().join(","));
+                        let name = format!("call_{binary}_{unary}_{}", t.name()).to_lowercase();
+                        let body = json!({"params": [{"name": "a", "shape": shape}, {"name": "b", "shape": shape}],
+                                          "instructions": [{"name": "s", "op": binary, "operands": ["a", "b"]},
+                                                           {"name": "r", "op": unary, "operands": ["s"]}]});
+                        let f = b.computation(&name, body);
+                        b.push("Call", &[&last, &other], json!({"computation": f}))
+                    }
                     "convert" => {
                         let to = pick(&["f32", "f64", "s32", "bf16"], k);
                         let there = b.push("ConvertElementType", &[&last], json!({"new_element_type": to}));

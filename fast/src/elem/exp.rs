@@ -166,6 +166,14 @@ pub(crate) mod lanes {
         }
     }
 
+    /// [`exp16`] with the table loaded here (a register chain's link:
+    /// inlined into its loop, the loads are hoisted out of it).
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(crate) unsafe fn exp16_tabled(x: __m512) -> __m512 {
+        exp16(x, _mm512_loadu_ps(TABLE_HI.as_ptr().cast()), _mm512_loadu_ps(TABLE_LO.as_ptr().cast()))
+    }
+
     /// Sixteen lanes of the method above.
     #[inline]
     #[target_feature(enable = "avx512f")]

@@ -53,7 +53,7 @@ pub fn tanh_f32_into(v: &[f32], out: &mut [f32]) {
 }
 
 #[cfg(target_arch = "x86_64")]
-mod lanes {
+pub(crate) mod lanes {
     use super::super::exp::lanes::{LN2_16_HI, LN2_16_LO, SIXTEEN_OVER_LN2, TABLE_HI, TABLE_LO};
     use std::arch::x86_64::*;
     use std::mem::MaybeUninit;
@@ -90,7 +90,7 @@ mod lanes {
     /// Sixteen lanes of the method of the module comment.
     #[inline]
     #[target_feature(enable = "avx512f,avx512dq")]
-    pub(super) unsafe fn tanh16(x: __m512) -> __m512 {
+    pub(crate) unsafe fn tanh16(x: __m512) -> __m512 {
         let sign_bit = _mm512_set1_ps(-0.0);
         let one = _mm512_set1_ps(1.0);
         let two = _mm512_set1_ps(2.0);

@@ -14,6 +14,11 @@
 //! one IEEE operation (Rsqrt two: `1 / sqrt(x)`, as the whole-array kernel
 //! computes it), so a lane computes exactly what the element function of
 //! `kernels::elementwise` computes for f32 and f64, NaN payloads aside.
+//! For f32 also Exp and Tanh: their lanes are the very functions the
+//! whole-array kernels apply on AVX-512 (`elem::exp`, `elem::tanh`), so a
+//! GELU or a softmax numerator is one pass per tile and still equals the
+//! op-by-op result bit for bit. (f64 has no lane version of either; its
+//! Exp and Tanh members run on their own, as before.)
 
 use crate::isa::{isa, Isa};
 
@@ -28,6 +33,10 @@ pub(super) enum LinkOp {
     Abs,
     Sqrt,
     Rsqrt,
+    /// f32 only (see [`ChainFloat::has_link`]).
+    Exp,
+    /// f32 only.
+    Tanh,
 }
 
 /// A chain member's operand at the current positions.
@@ -56,6 +65,9 @@ pub(super) trait ChainFloat: Copy {
     /// Whether chains of this type run here (f32 and f64 on AVX-512).
     fn chains() -> bool;
 
+    /// Whether `op` can be a link of this type's chains.
+    fn has_link(op: LinkOp) -> bool;
+
     /// Runs `links` over positions `0..len`; false when this CPU has no
     /// vector unit for it (the caller runs the members one by one).
     ///
@@ -65,7 +77,25 @@ pub(super) trait ChainFloat: Copy {
     /// by an earlier member of the chain except at positions that member
     /// has already read (the tile runner's buffer assignment).
     unsafe fn run_chain(links: &[Link<Self>], len: usize) -> bool;
+
+    /// Runs `links` over positions `0..len` of one row and returns the sum
+    /// of the last link's values (which it does not store), added in the
+    /// order and grouping of `kernels::reduce::fold_any_order`, so that a
+    /// fused row sum equals the Reduce kernel's bit for bit. None when this
+    /// CPU has no vector unit for it, or `len` is not a multiple of the
+    /// 64 partial sums of at least two of them (the caller stores the
+    /// values and folds them as before).
+    ///
+    /// # Safety
+    /// As [`ChainFloat::run_chain`].
+    unsafe fn run_chain_sum(links: &[Link<Self>], len: usize) -> Option<Self>;
+
+    /// `a + b`, the Reduce kernel's combiner for Add.
+    fn plus(a: Self, b: Self) -> Self;
 }
+
+/// Partial sums of `fold_any_order`.
+const PARTIAL_SUMS: usize = 64;
 
 /// Whether this CPU runs chains.
 pub(super) fn available() -> bool {
@@ -75,7 +105,8 @@ pub(super) fn available() -> bool {
 macro_rules! chain_impl {
     ($t:ty, $module:ident, $vec:ty, $mask:ty, $lanes:expr,
      $maskz_loadu:ident, $mask_storeu:ident, $set1:ident,
-     $add:ident, $sub:ident, $mul:ident, $div:ident, $sqrt:ident, $xor:ident, $andnot:ident) => {
+     $add:ident, $sub:ident, $mul:ident, $div:ident, $sqrt:ident, $xor:ident, $andnot:ident,
+     transcendental: $transcendental:expr, $exp:path, $tanh:path) => {
         #[cfg(target_arch = "x86_64")]
         mod $module {
             use super::{Arg, Link, LinkOp};
@@ -97,20 +128,70 @@ macro_rules! chain_impl {
                     i += BLOCK;
                 }
                 if i < len {
-                    // Masked-out lanes are neither read nor written.
-                    let mut masks = [0; UNROLL];
-                    for (k, m) in masks.iter_mut().enumerate() {
-                        let left = (len - i).saturating_sub(k * $lanes).min($lanes);
-                        *m = ((1u32 << left) - 1) as $mask;
-                    }
-                    block(links, i, masks);
+                    block(links, i, tail_masks(len - i));
                 }
+            }
+
+            /// Masks of a last block with `left` positions: masked-out
+            /// lanes are neither read nor written.
+            #[inline(always)]
+            fn tail_masks(left: usize) -> [$mask; UNROLL] {
+                let mut masks = [0; UNROLL];
+                for (k, m) in masks.iter_mut().enumerate() {
+                    let n = left.saturating_sub(k * $lanes).min($lanes);
+                    *m = ((1u32 << n) - 1) as $mask;
+                }
+                masks
+            }
+
+            /// See [`super::ChainFloat::run_chain_sum`]; the CPU has
+            /// AVX-512F and DQ, `len` is a multiple of the partial sums and
+            /// at least two of them. Vector `p` of `part` holds partial
+            /// sums `p·lanes ..`, which take positions `≡ p·lanes + l`
+            /// (mod 64): the first 64 values start them, later ones are
+            /// added in position order, then the halving tree.
+            #[target_feature(enable = "avx512f,avx512dq")]
+            pub(super) unsafe fn run_sum(links: &[Link<$t>], len: usize) -> $t {
+                const BLOCK: usize = $lanes * UNROLL;
+                const PARTS: usize = super::PARTIAL_SUMS / $lanes;
+                let mut part = [$set1(0.0); PARTS];
+                let mut i = 0;
+                while i < len {
+                    let masks = if i + BLOCK <= len { [<$mask>::MAX; UNROLL] } else { tail_masks(len - i) };
+                    let v = block(links, i, masks);
+                    for k in 0..UNROLL {
+                        // Whole vectors only (len is a multiple of 64).
+                        if masks[k] == 0 {
+                            break;
+                        }
+                        let at = i + k * $lanes;
+                        let p = (at / $lanes) % PARTS;
+                        part[p] = if at < super::PARTIAL_SUMS { v[k] } else { $add(part[p], v[k]) };
+                    }
+                    i += BLOCK;
+                }
+                let mut width = PARTS;
+                while width > 1 {
+                    width /= 2;
+                    for k in 0..width {
+                        part[k] = $add(part[k], part[k + width]);
+                    }
+                }
+                let mut lanes: [$t; $lanes] = std::mem::transmute(part[0]);
+                let mut width = $lanes;
+                while width > 1 {
+                    width /= 2;
+                    for k in 0..width {
+                        lanes[k] += lanes[k + width];
+                    }
+                }
+                lanes[0]
             }
 
             /// Positions `at..at + lanes·UNROLL` (those in `masks`) through
             /// every link.
             #[inline(always)]
-            unsafe fn block(links: &[Link<$t>], at: usize, masks: [$mask; UNROLL]) {
+            unsafe fn block(links: &[Link<$t>], at: usize, masks: [$mask; UNROLL]) -> Regs {
                 let zero = $set1(0.0);
                 let sign = $set1(-0.0);
                 let mut v: Regs = [zero; UNROLL];
@@ -162,6 +243,8 @@ macro_rules! chain_impl {
                                 r[k] = $div($set1(1.0), $sqrt(a[k]));
                             }
                         }
+                        LinkOp::Exp => r = heavy(exp_regs, a),
+                        LinkOp::Tanh => r = heavy(tanh_regs, a),
                     }
                     v = r;
                     if !l.store.is_null() {
@@ -170,6 +253,35 @@ macro_rules! chain_impl {
                         }
                     }
                 }
+                v
+            }
+
+            /// The transcendental links, each over a block's vectors. Called
+            /// through a pointer the compiler cannot see through, with the
+            /// values in memory: inlined into [`block`], their temporaries
+            /// took the registers the light links keep their values in,
+            /// and every chain got slower (a 5-op polynomial 1.0 -> 1.6 ms
+            /// over 4M f32).
+            #[target_feature(enable = "avx512f,avx512dq")]
+            unsafe fn exp_regs(a: &Regs, r: &mut Regs) {
+                for k in 0..UNROLL {
+                    r[k] = $exp(a[k]);
+                }
+            }
+
+            #[target_feature(enable = "avx512f,avx512dq")]
+            unsafe fn tanh_regs(a: &Regs, r: &mut Regs) {
+                for k in 0..UNROLL {
+                    r[k] = $tanh(a[k]);
+                }
+            }
+
+            #[inline(always)]
+            unsafe fn heavy(f: unsafe fn(&Regs, &mut Regs), a: Regs) -> Regs {
+                let input = a;
+                let mut output = input;
+                std::hint::black_box(f)(&input, &mut output);
+                output
             }
 
             #[inline(always)]
@@ -193,14 +305,32 @@ macro_rules! chain_impl {
                 available()
             }
 
+            fn has_link(op: LinkOp) -> bool {
+                $transcendental || !matches!(op, LinkOp::Exp | LinkOp::Tanh)
+            }
+
             unsafe fn run_chain(links: &[Link<$t>], len: usize) -> bool {
                 #[cfg(target_arch = "x86_64")]
-                if available() {
+                if available() && links.iter().all(|l| Self::has_link(l.op)) {
                     $module::run(links, len);
                     return true;
                 }
                 let _ = (links, len);
                 false
+            }
+
+            unsafe fn run_chain_sum(links: &[Link<$t>], len: usize) -> Option<$t> {
+                let whole = len % PARTIAL_SUMS == 0 && len >= 2 * PARTIAL_SUMS;
+                #[cfg(target_arch = "x86_64")]
+                if whole && available() && links.iter().all(|l| Self::has_link(l.op)) {
+                    return Some($module::run_sum(links, len));
+                }
+                let _ = (links, whole);
+                None
+            }
+
+            fn plus(a: $t, b: $t) -> $t {
+                a + b
             }
         }
     };
@@ -221,7 +351,10 @@ chain_impl!(
     _mm512_div_ps,
     _mm512_sqrt_ps,
     _mm512_xor_ps,
-    _mm512_andnot_ps
+    _mm512_andnot_ps,
+    transcendental: true,
+    crate::elem::exp::lanes::exp16_tabled,
+    crate::elem::tanh::lanes::tanh16
 );
 chain_impl!(
     f64,
@@ -238,8 +371,19 @@ chain_impl!(
     _mm512_div_pd,
     _mm512_sqrt_pd,
     _mm512_xor_pd,
-    _mm512_andnot_pd
+    _mm512_andnot_pd,
+    transcendental: false,
+    super::no_lanes,
+    super::no_lanes
 );
+
+/// f64 Exp and Tanh have no lanes: `has_link` keeps them out of f64
+/// chains, and `run_chain` refuses a chain with one.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn no_lanes(_: std::arch::x86_64::__m512d) -> std::arch::x86_64::__m512d {
+    std::arch::x86_64::_mm512_set1_pd(f64::NAN)
+}
 
 /// Half-precision values round after every op: no chains.
 macro_rules! no_chains {
@@ -249,8 +393,20 @@ macro_rules! no_chains {
                 false
             }
 
+            fn has_link(_: LinkOp) -> bool {
+                false
+            }
+
             unsafe fn run_chain(_: &[Link<$t>], _: usize) -> bool {
                 false
+            }
+
+            unsafe fn run_chain_sum(_: &[Link<$t>], _: usize) -> Option<$t> {
+                None
+            }
+
+            fn plus(a: $t, b: $t) -> $t {
+                a + b
             }
         }
     )*};

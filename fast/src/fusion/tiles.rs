@@ -183,7 +183,7 @@ fn typed<'a, T: FFloat + Elem + ChainFloat>(
                 }
             }
         }
-        let link = if chains { link_op(&kind) } else { None };
+        let link = if chains { link_op(&kind).filter(|&op| T::has_link(op)) } else { None };
         steps.push(Step { kind, inputs, slot: 0, link, readers: Vec::new() });
     }
     for j in 0..steps.len() {
@@ -231,6 +231,8 @@ fn link_op<T>(kind: &Kind<T>) -> Option<LinkOp> {
         Kind::Unary(UnaryOp::Abs) => LinkOp::Abs,
         Kind::Unary(UnaryOp::Sqrt) => LinkOp::Sqrt,
         Kind::Unary(UnaryOp::Rsqrt) => LinkOp::Rsqrt,
+        Kind::Exp => LinkOp::Exp,
+        Kind::Tanh => LinkOp::Tanh,
         _ => return None,
     })
 }
@@ -462,12 +464,23 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
             // A view for now; the slot holds the values only if stored.
             s.views.push(View::Slot(step.slot));
         }
+        // A row sum of the chain's last link, when the tile is that one
+        // row: summed in registers as the link runs, never stored.
+        let summed = match &self.fold {
+            Some(f) if f.op == BinaryOp::Add && f.len == len && f.operand + 1 == run.end && !out.is_empty() => {
+                s.link_of[f.operand - run.start].filter(|&l| l + 1 == s.links.len()).map(|_| f.init)
+            }
+            _ => None,
+        };
         // Values read after the chain, the result and the folded values
         // are stored; the group's result straight into `out`.
         let mut direct = false;
         for j in run.clone() {
             let Some(l) = s.link_of[j - run.start] else { continue };
             let step = &self.steps[j];
+            if summed.is_some() && Some(j) == fold_operand {
+                continue;
+            }
             if self.fold.is_none() && j == self.result {
                 // Streaming these stores past the cache (as `stream.rs`
                 // does for whole-array kernels) made a five-op chain over
@@ -488,6 +501,19 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
         // resized to `len` or of `out` (checked above); a slot a link
         // stores to is only read by links before it at positions they
         // have read (`assign_slots` frees a slot after its last reader).
+        if let Some(init) = summed {
+            // SAFETY: as for `run_chain` below; the last link stores nothing.
+            if let Some(sum) = unsafe { T::run_chain_sum(&s.links, len) } {
+                out[0].write(T::plus(init, sum));
+                return Ok(true);
+            }
+            // Not a length the register sum takes: stored and folded.
+            let buffer = &mut s.slots[self.steps[run.end - 1].slot];
+            buffer.resize(len, T::default());
+            if let Some(last) = s.links.last_mut() {
+                last.store = buffer.as_mut_ptr();
+            }
+        }
         if !unsafe { T::run_chain(&s.links, len) } {
             return Err(internal("register chain on a CPU without vector lanes"));
         }
