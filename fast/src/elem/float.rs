@@ -249,6 +249,12 @@ pub trait FFloat: Copy + Default + Send + Sync + 'static {
     fn tanh_into(v: &[Self], out: &mut [Self]) {
         super::each_into(v, out, |x| Self::down(x.up().tanh()))
     }
+    /// `fold_any_order(acc, xs, op)` in vector lanes, bit for bit, where
+    /// this type and CPU have them (`kernels::reduce::row_lanes`).
+    fn fold_row(op: crate::kernels::reduce::LaneOp, acc: Self, xs: &[Self]) -> Option<Self> {
+        let _ = (op, acc, xs);
+        None
+    }
 }
 
 /// Pow: the platform's `pow` in the wide type, with a signaling NaN
@@ -284,6 +290,9 @@ impl FFloat for f32 {
     fn tanh_into(v: &[f32], out: &mut [f32]) {
         super::tanh::tanh_f32_into(v, out)
     }
+    fn fold_row(op: crate::kernels::reduce::LaneOp, acc: f32, xs: &[f32]) -> Option<f32> {
+        crate::kernels::reduce::fold_row_f32(op, acc, xs)
+    }
     type W = f32;
     const WIDTH: u32 = 32;
     #[inline(always)]
@@ -303,6 +312,9 @@ impl FFloat for f32 {
 }
 
 impl FFloat for f64 {
+    fn fold_row(op: crate::kernels::reduce::LaneOp, acc: f64, xs: &[f64]) -> Option<f64> {
+        crate::kernels::reduce::fold_row_f64(op, acc, xs)
+    }
     fn round_from_f64(x: f64) -> Self {
         x
     }

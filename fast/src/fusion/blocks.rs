@@ -16,7 +16,7 @@ use xlaref_reference::RunError;
 
 use super::{array, internal, spread, spread_into, Rows, Spread, R};
 use crate::kernels::elementwise as ew;
-use crate::kernels::reduce::{combine, fold_any_order, Combiner, Elem};
+use crate::kernels::reduce::{combine, fold_any_order, Combiner, Elem, RowFold};
 use crate::par;
 
 /// Positions per block: small enough that a chain's live blocks stay in the
@@ -98,6 +98,10 @@ impl Combiner for RowFolds {
                     .collect()
             },
         ))
+    }
+
+    fn run_lanes<T: Elem, F: Fn(T, T) -> T + Copy + Send + Sync>(self, x: &[T], init: T, f: F, lanes: RowFold<T>) -> R<Vec<T>> {
+        Ok(x.chunks(self.len.max(1)).map(|row| lanes(init, row).unwrap_or_else(|| fold_any_order(init, row, f))).collect())
     }
 }
 

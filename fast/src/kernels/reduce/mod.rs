@@ -15,6 +15,7 @@ mod boundary_tests;
 mod map;
 #[allow(clippy::module_inception)]
 mod reduce;
+mod row_lanes;
 mod select_and_scatter;
 mod window;
 
@@ -102,7 +103,23 @@ impl<T: Stored + Copy + Send + Sync + 'static> Elem for T {}
 /// model); otherwise the reference's order must be kept.
 pub(crate) trait Combiner {
     fn run<T: Elem, F: Fn(T, T) -> T + Copy + Send + Sync>(self, x: &[T], init: T, f: F, assoc: bool) -> R<Vec<T>>;
+
+    /// [`Combiner::run`] for an associative `f` that also has a lane fold:
+    /// `lanes(acc, row)` is `fold_any_order(acc, row, f)` bit for bit, or
+    /// None (then the portable fold runs). Combiners that fold rows use it.
+    fn run_lanes<T: Elem, F: Fn(T, T) -> T + Copy + Send + Sync>(self, x: &[T], init: T, f: F, lanes: RowFold<T>) -> R<Vec<T>>
+    where
+        Self: Sized,
+    {
+        let _ = lanes;
+        self.run(x, init, f, true)
+    }
 }
+
+/// A lane fold of rows (see [`Combiner::run_lanes`]).
+pub(crate) type RowFold<T> = fn(T, &[T]) -> Option<T>;
+
+pub(crate) use row_lanes::{fold_row_f32, fold_row_f64, LaneOp};
 
 fn typed<T: Elem>(x: &[T], init: Scalar) -> Option<(&[T], T)> {
     let init = T::slice(&Data::from_scalars(init.element_type(), &[init]))?.first().copied()?;
@@ -155,10 +172,11 @@ pub(crate) fn float_combine<T: FFloat + Elem, C: Combiner>(op: BinaryOp, xs: &[T
     use BinaryOp::*;
     let sum_assoc = T::WIDTH >= 32;
     Some(match op {
-        Add => c.run(xs, init, |a: T, b: T| T::down(a.up() + b.up()), sum_assoc),
+        Add if sum_assoc => c.run_lanes(xs, init, |a: T, b: T| T::down(a.up() + b.up()), |acc, row| T::fold_row(LaneOp::Add, acc, row)),
+        Add => c.run(xs, init, |a: T, b: T| T::down(a.up() + b.up()), false),
         Mul => c.run(xs, init, |a: T, b: T| T::down(a.up() * b.up()), false),
-        Max => c.run(xs, init, |a: T, b: T| T::down(maximum(a.up(), b.up())), true),
-        Min => c.run(xs, init, |a: T, b: T| T::down(minimum(a.up(), b.up())), true),
+        Max => c.run_lanes(xs, init, |a: T, b: T| T::down(maximum(a.up(), b.up())), |acc, row| T::fold_row(LaneOp::Max, acc, row)),
+        Min => c.run_lanes(xs, init, |a: T, b: T| T::down(minimum(a.up(), b.up())), |acc, row| T::fold_row(LaneOp::Min, acc, row)),
         _ => return None,
     })
 }

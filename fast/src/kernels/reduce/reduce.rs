@@ -16,7 +16,7 @@ use xlaref_reference::scalar::Scalar;
 use xlaref_reference::types::Shape;
 
 use super::{
-    arrays, collate, combine, fold_any_order, internal, result_shapes, scalars, scatter_scalars, Call, Combiner, Elem, Odometer, R,
+    arrays, collate, combine, fold_any_order, internal, result_shapes, scalars, scatter_scalars, Call, Combiner, Elem, Odometer, RowFold, R,
 };
 use crate::applied::{Kind, ScalarFn};
 use crate::exec::Executor;
@@ -171,21 +171,42 @@ impl Combiner for Typed<'_> {
             return Ok(out);
         }
         if g.last_reduced {
-            segments(g, x, &mut out, f, assoc);
+            segments(g, x, &mut out, f, assoc, None);
         } else {
             rows(g, x, &mut out, f);
         }
+        Ok(out)
+    }
+
+    fn run_lanes<T: Elem, F: Fn(T, T) -> T + Copy + Send + Sync>(self, x: &[T], init: T, f: F, lanes: RowFold<T>) -> R<Vec<T>> {
+        let g = self.g;
+        if !g.last_reduced || g.outputs == 0 || g.per_output == 0 {
+            return self.run(x, init, f, true);
+        }
+        let mut out = vec![init; g.outputs];
+        segments(g, x, &mut out, f, true, Some(lanes));
         Ok(out)
     }
 }
 
 /// Last dimension reduced: output `o` folds, in order, the contiguous
 /// segments of length `inner` at its base plus each outer reduced offset.
-fn segments<T: Elem, F: Fn(T, T) -> T + Copy + Send + Sync>(g: &Geom, x: &[T], out: &mut [T], f: F, assoc: bool) {
+fn segments<T: Elem, F: Fn(T, T) -> T + Copy + Send + Sync>(
+    g: &Geom,
+    x: &[T],
+    out: &mut [T],
+    f: F,
+    assoc: bool,
+    lanes: Option<RowFold<T>>,
+) {
     let k = g.red_sizes.len() - 1;
     let inner = g.red_sizes[k];
     let (outer_sizes, outer_strides) = (&g.red_sizes[..k], &g.red_strides[..k]);
-    let fold = |acc: T, seg: &[T]| if assoc { fold_any_order(acc, seg, f) } else { seg.iter().fold(acc, |a, &v| f(a, v)) };
+    let fold = |acc: T, seg: &[T]| match lanes.and_then(|l| l(acc, seg)) {
+        Some(folded) => folded,
+        None if assoc => fold_any_order(acc, seg, f),
+        None => seg.iter().fold(acc, |a, &v| f(a, v)),
+    };
     let one = |o: usize, acc: T| -> T {
         let base = Odometer::new(&g.kept_sizes, &g.kept_strides, o).next().unwrap_or(0);
         Odometer::new(outer_sizes, outer_strides, 0).fold(acc, |a, off| fold(a, &x[base + off..base + off + inner]))

@@ -1,0 +1,200 @@
+//! f32 and f64 row folds (Add, Max, Min) in AVX-512 lanes, in exactly the
+//! order and grouping of [`super::fold_any_order`]: its 64 partial results
+//! are four (f32) or eight (f64) vectors, the first 64 values start them,
+//! each later chunk of 64 is combined into them in position order, the
+//! halving tree runs on whole vectors down to one vector and then on its
+//! lanes, and the tail after the last whole chunk is folded in order last.
+//! So a row folded here equals the portable fold bit for bit: Max and Min
+//! pick the operand `maximum`/`minimum` pick, NaNs included; a sum of two
+//! NaNs is some NaN either way (which one depends on the operand order the
+//! compiler chose for each add, as everywhere in this engine).
+//!
+//! Why: `fold_any_order` reaches the reducers through generic iterator
+//! code that the compiler did not always inline into the AVX-512 context,
+//! so row folds ran in four SSE lanes: the row max of softmax's 8 MiB of
+//! scores took 0.5 ms, twice its row sum.
+
+use crate::elem::float::{maximum, minimum};
+
+/// A reducer with lanes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LaneOp {
+    Add,
+    Max,
+    Min,
+}
+
+/// The scalar reducer (the portable fold's `f` for f32 and f64).
+#[inline(always)]
+fn scalar<T: crate::elem::float::Wide + std::ops::Add<Output = T>>(op: LaneOp, a: T, b: T) -> T {
+    match op {
+        LaneOp::Add => a + b,
+        LaneOp::Max => maximum(a, b),
+        LaneOp::Min => minimum(a, b),
+    }
+}
+
+/// Values of `fold_any_order` per partial result.
+const PARTS: usize = 64;
+
+macro_rules! row_lanes {
+    ($t:ty, $module:ident, $public:ident, $vec:ty, $lanes:expr, $loadu:ident, $storeu:ident, $add:ident,
+     $cmp:ident, $blend:ident, $movemask:ident, $cast:ident) => {
+        #[cfg(target_arch = "x86_64")]
+        mod $module {
+            use super::{scalar, LaneOp, PARTS};
+            use std::arch::x86_64::*;
+
+            const VECTORS: usize = PARTS / $lanes;
+
+            /// IEEE maximum as `elem::float::maximum`: NaN `a`, else NaN
+            /// `b`, else the greater, +0 over -0.
+            #[inline]
+            #[target_feature(enable = "avx512f,avx512dq")]
+            unsafe fn max(a: $vec, b: $vec) -> $vec {
+                let nan_a = $cmp::<_CMP_UNORD_Q>(a, a);
+                let nan_b = $cmp::<_CMP_UNORD_Q>(b, b);
+                let greater = $cmp::<_CMP_GT_OQ>(a, b);
+                let equal = $cmp::<_CMP_EQ_OQ>(a, b);
+                let take_a = nan_a | (!nan_b & (greater | (equal & $movemask($cast(b)))));
+                $blend(take_a, b, a)
+            }
+
+            /// IEEE minimum as `elem::float::minimum`.
+            #[inline]
+            #[target_feature(enable = "avx512f,avx512dq")]
+            unsafe fn min(a: $vec, b: $vec) -> $vec {
+                let nan_a = $cmp::<_CMP_UNORD_Q>(a, a);
+                let nan_b = $cmp::<_CMP_UNORD_Q>(b, b);
+                let less = $cmp::<_CMP_LT_OQ>(a, b);
+                let equal = $cmp::<_CMP_EQ_OQ>(a, b);
+                let take_a = nan_a | (!nan_b & (less | (equal & $movemask($cast(a)))));
+                $blend(take_a, b, a)
+            }
+
+            /// `fold_any_order`'s result before `acc` (see the module
+            /// comment); `xs.len() >= 2 * PARTS`, the CPU has AVX-512F/DQ.
+            #[target_feature(enable = "avx512f,avx512dq")]
+            pub(super) unsafe fn fold(op: LaneOp, xs: &[$t]) -> $t {
+                match op {
+                    LaneOp::Add => with(op, xs, |a, b| $add(a, b)),
+                    LaneOp::Max => with(op, xs, |a, b| max(a, b)),
+                    LaneOp::Min => with(op, xs, |a, b| min(a, b)),
+                }
+            }
+
+            #[inline(always)]
+            unsafe fn with(op: LaneOp, xs: &[$t], f: impl Fn($vec, $vec) -> $vec) -> $t {
+                let p = xs.as_ptr();
+                let mut part: [$vec; VECTORS] = std::array::from_fn(|k| $loadu(p.add(k * $lanes)));
+                let chunks = (xs.len() - PARTS) / PARTS;
+                for c in 1..=chunks {
+                    for (k, v) in part.iter_mut().enumerate() {
+                        // SAFETY (caller): chunk c ends at (c + 1)·PARTS <= len.
+                        *v = f(*v, $loadu(p.add(c * PARTS + k * $lanes)));
+                    }
+                }
+                let mut width = VECTORS;
+                while width > 1 {
+                    width /= 2;
+                    for k in 0..width {
+                        part[k] = f(part[k], part[k + width]);
+                    }
+                }
+                let mut lanes = [0.0 as $t; $lanes];
+                $storeu(lanes.as_mut_ptr(), part[0]);
+                let mut width = $lanes;
+                while width > 1 {
+                    width /= 2;
+                    for k in 0..width {
+                        lanes[k] = scalar(op, lanes[k], lanes[k + width]);
+                    }
+                }
+                xs[(chunks + 1) * PARTS..].iter().fold(lanes[0], |a, &x| scalar(op, a, x))
+            }
+        }
+
+        /// `fold_any_order(acc, xs, op)` in AVX-512 lanes; None when the
+        /// CPU has no AVX-512 or the row is shorter than two chunks (the
+        /// portable fold then folds in order, as it would).
+        pub(crate) fn $public(op: LaneOp, acc: $t, xs: &[$t]) -> Option<$t> {
+            #[cfg(target_arch = "x86_64")]
+            if xs.len() >= 2 * PARTS && crate::isa::isa() >= crate::isa::Isa::Avx512 {
+                // SAFETY: the length was checked, and `isa()` never
+                // exceeds what the CPU has.
+                let folded = unsafe { $module::fold(op, xs) };
+                return Some(scalar(op, acc, folded));
+            }
+            let _ = (op, acc, xs);
+            None
+        }
+    };
+}
+
+row_lanes!(
+    f32,
+    f32_lanes,
+    fold_row_f32,
+    __m512,
+    16,
+    _mm512_loadu_ps,
+    _mm512_storeu_ps,
+    _mm512_add_ps,
+    _mm512_cmp_ps_mask,
+    _mm512_mask_blend_ps,
+    _mm512_movepi32_mask,
+    _mm512_castps_si512
+);
+row_lanes!(
+    f64,
+    f64_lanes,
+    fold_row_f64,
+    __m512d,
+    8,
+    _mm512_loadu_pd,
+    _mm512_storeu_pd,
+    _mm512_add_pd,
+    _mm512_cmp_pd_mask,
+    _mm512_mask_blend_pd,
+    _mm512_movepi64_mask,
+    _mm512_castpd_si512
+);
+
+#[cfg(test)]
+mod tests {
+    use super::super::fold_any_order;
+    use super::*;
+
+    fn portable(op: LaneOp, acc: f32, xs: &[f32]) -> f32 {
+        fold_any_order(acc, xs, |a, b| scalar(op, a, b))
+    }
+
+    /// Equal to the portable fold bit for bit on every length around the
+    /// chunk boundaries, with NaNs, signed zeros and infinities mixed in.
+    #[test]
+    fn lanes_equal_the_portable_fold() {
+        let specials = [f32::NAN, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY, -f32::NAN];
+        for len in [0, 1, 127, 128, 129, 191, 192, 193, 255, 256, 512, 576, 1000, 1024, 4097] {
+            for seed in 0..6u32 {
+                let mut xs: Vec<f32> = (0..len as u32).map(|i| ((i.wrapping_mul(2654435761) ^ seed) % 2001) as f32 / 7.0 - 140.0).collect();
+                if seed > 0 && len > 0 {
+                    for k in 0..(seed as usize).min(len) {
+                        let at = (k * 97 + seed as usize * 13) % len;
+                        xs[at] = specials[(k + seed as usize) % specials.len()];
+                    }
+                }
+                for op in [LaneOp::Add, LaneOp::Max, LaneOp::Min] {
+                    let want = portable(op, 0.5, &xs);
+                    let got = fold_row_f32(op, 0.5, &xs).unwrap_or(want);
+                    let same = got.to_bits() == want.to_bits() || (op == LaneOp::Add && got.is_nan() && want.is_nan());
+                    assert!(same, "{op:?} over {len} values, seed {seed}: {got} against {want}");
+                    let xd: Vec<f64> = xs.iter().map(|&x| x as f64).collect();
+                    let want = fold_any_order(0.5, &xd, |a, b| scalar(op, a, b));
+                    let got = fold_row_f64(op, 0.5, &xd).unwrap_or(want);
+                    let same = got.to_bits() == want.to_bits() || (op == LaneOp::Add && got.is_nan() && want.is_nan());
+                    assert!(same, "f64 {op:?} over {len} values, seed {seed}: {got} against {want}");
+                }
+            }
+        }
+    }
+}
