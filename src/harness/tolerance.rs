@@ -174,6 +174,9 @@ pub fn allowance(module: &VerifiedModule, comp: usize, instr: usize, operands: &
             grouped_sum(&arrays, result, precision, |group| window_groups(&arrays[0].shape, window, &result.shape, group))
         }
         Op::Map { computation, .. } if !computation_is_exact(module, *computation) => ulps_or_complex(precision, result, complex),
+        // A Call is its body: with a transcendental op inside, that op's
+        // allowance (as for Map). The fast engine may also inline it.
+        Op::Call { computation } if !computation_is_exact(module, *computation) => ulps_or_complex(precision, result, complex),
         // Which parts of an FFT of non-finite values are NaN rather than
         // infinite depends on the algorithm's exact multiplications by 0 and 1.
         Op::Fft { fft_type, fft_length } => {
