@@ -19,12 +19,28 @@ use xlaref_reference::verify::{self, VerifiedModule, VerifyOptions};
 const MAX_CALLEE: usize = 2000;
 /// A module never grows beyond this factor (calls of calls multiply).
 const MAX_GROWTH: usize = 4;
+/// Inlining copies the module, constants included: not for modules whose
+/// constants hold more values than this (a copy per run would cost more
+/// than the fusion gains, and double the constants' memory).
+const MAX_CONSTANT_VALUES: usize = 1 << 18;
 
 /// `module` with its Calls inlined, or None when it has none to inline
 /// (or the result would be too large, or fails verification).
 pub(crate) fn inline_calls(module: &VerifiedModule) -> Option<VerifiedModule> {
     let m = module.module();
     if !m.computations.iter().any(|c| c.instructions.iter().any(|i| matches!(i.op, Op::Call { .. }))) {
+        return None;
+    }
+    let constant_values: usize = m
+        .computations
+        .iter()
+        .flat_map(|c| &c.instructions)
+        .map(|i| match &i.op {
+            Op::Constant { literal } => literal.total_elements(),
+            _ => 0,
+        })
+        .fold(0, usize::saturating_add);
+    if constant_values > MAX_CONSTANT_VALUES {
         return None;
     }
     let original: usize = m.computations.iter().map(|c| c.instructions.len()).sum();
@@ -129,4 +145,43 @@ fn inline_into(c: &Computation, done: &[Option<Computation>]) -> Option<Computat
     }
     let root = *new_id.get(c.root)?;
     Some(Computation { name: c.name.clone(), instructions, param_count: c.param_count, root })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn module(constant_values: usize) -> VerifiedModule {
+        let zeros = vec!["0"; constant_values].join(",");
+        let text = format!(
+            r#"{{"format": "xla-json/1", "computations": {{
+              "twice": {{"params": [{{"name": "a", "shape": "f32[{constant_values}]"}}],
+                         "instructions": [{{"name": "d", "op": "Add", "operands": ["a", "a"]}}]}},
+              "main": {{"params": [],
+                        "instructions": [{{"name": "c", "op": "Constant", "shape": "f32[{constant_values}]", "literal": [{zeros}]}},
+                                         {{"name": "t", "op": "Call", "operands": ["c"], "computation": "twice"}},
+                                         {{"name": "n", "op": "Neg", "operands": ["t"]}}]}}}}}}"#
+        );
+        let m = xlaref_reference::json::parse_module(&text, Default::default()).expect("reads");
+        verify::verify(m, &VerifyOptions { max_elements: 1 << 30, ..Default::default() }).expect("verifies")
+    }
+
+    /// The call's body takes its place: the entry holds the constant, the
+    /// body's Add (named after the call) and the Neg reading it.
+    #[test]
+    fn a_call_is_replaced_by_its_body() {
+        let inlined = inline_calls(&module(4)).expect("inlined");
+        let main = inlined.computation(inlined.entry());
+        let names: Vec<&str> = main.instructions.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(names, ["c", "t/d", "n"]);
+        assert_eq!(main.instructions[1].operands, [0, 0]);
+        assert_eq!(main.instructions[2].operands, [1]);
+        assert_eq!(main.root, 2);
+    }
+
+    /// Large constants would be copied on every run: left as calls.
+    #[test]
+    fn modules_with_large_constants_are_left_alone() {
+        assert!(inline_calls(&module(MAX_CONSTANT_VALUES + 1)).is_none());
+    }
 }
