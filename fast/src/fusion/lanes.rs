@@ -94,8 +94,13 @@ pub(super) trait ChainFloat: Copy {
     fn plus(a: Self, b: Self) -> Self;
 }
 
-/// Partial sums of `fold_any_order`.
-const PARTIAL_SUMS: usize = 64;
+use crate::kernels::reduce::row_lanes::PARTS as PARTIAL_SUMS;
+
+/// Whether [`ChainFloat::run_chain_sum`] takes rows of `len` values:
+/// whole chunks of the 64 partial sums, at least two.
+pub(super) fn sums_in_registers(len: usize) -> bool {
+    len.is_multiple_of(PARTIAL_SUMS) && len >= 2 * PARTIAL_SUMS
+}
 
 /// Whether this CPU runs chains.
 pub(super) fn available() -> bool {
@@ -106,11 +111,12 @@ macro_rules! chain_impl {
     ($t:ty, $module:ident, $vec:ty, $mask:ty, $lanes:expr,
      $maskz_loadu:ident, $mask_storeu:ident, $set1:ident,
      $add:ident, $sub:ident, $mul:ident, $div:ident, $sqrt:ident, $xor:ident, $andnot:ident,
-     transcendental: $transcendental:expr, $exp:path, $tanh:path) => {
+     transcendental: $transcendental:expr, $exp:path, $tanh:path, $row:path) => {
         #[cfg(target_arch = "x86_64")]
         mod $module {
-            use super::{Arg, Link, LinkOp};
+            use super::{Arg, Link, LinkOp, PARTIAL_SUMS};
             use std::arch::x86_64::*;
+            use $row as row;
 
             /// Vectors per block: a link's dispatch is paid once for
             /// this many, and the block's values still fit the 32
@@ -153,7 +159,7 @@ macro_rules! chain_impl {
             #[target_feature(enable = "avx512f,avx512dq")]
             pub(super) unsafe fn run_sum(links: &[Link<$t>], len: usize) -> $t {
                 const BLOCK: usize = $lanes * UNROLL;
-                const PARTS: usize = super::PARTIAL_SUMS / $lanes;
+                const PARTS: usize = row::VECTORS;
                 let mut part = [$set1(0.0); PARTS];
                 let mut i = 0;
                 while i < len {
@@ -166,26 +172,11 @@ macro_rules! chain_impl {
                         }
                         let at = i + k * $lanes;
                         let p = (at / $lanes) % PARTS;
-                        part[p] = if at < super::PARTIAL_SUMS { v[k] } else { $add(part[p], v[k]) };
+                        part[p] = if at < PARTIAL_SUMS { v[k] } else { $add(part[p], v[k]) };
                     }
                     i += BLOCK;
                 }
-                let mut width = PARTS;
-                while width > 1 {
-                    width /= 2;
-                    for k in 0..width {
-                        part[k] = $add(part[k], part[k + width]);
-                    }
-                }
-                let mut lanes: [$t; $lanes] = std::mem::transmute(part[0]);
-                let mut width = $lanes;
-                while width > 1 {
-                    width /= 2;
-                    for k in 0..width {
-                        lanes[k] += lanes[k + width];
-                    }
-                }
-                lanes[0]
+                row::sum_partials(part)
             }
 
             /// Positions `at..at + lanes·UNROLL` (those in `masks`) through
@@ -320,7 +311,7 @@ macro_rules! chain_impl {
             }
 
             unsafe fn run_chain_sum(links: &[Link<$t>], len: usize) -> Option<$t> {
-                let whole = len % PARTIAL_SUMS == 0 && len >= 2 * PARTIAL_SUMS;
+                let whole = sums_in_registers(len);
                 #[cfg(target_arch = "x86_64")]
                 if whole && available() && links.iter().all(|l| Self::has_link(l.op)) {
                     return Some($module::run_sum(links, len));
@@ -354,7 +345,8 @@ chain_impl!(
     _mm512_andnot_ps,
     transcendental: true,
     crate::elem::exp::lanes::exp16_tabled,
-    crate::elem::tanh::lanes::tanh16
+    crate::elem::tanh::lanes::tanh16,
+    crate::kernels::reduce::row_lanes::f32_lanes
 );
 chain_impl!(
     f64,
@@ -374,7 +366,8 @@ chain_impl!(
     _mm512_andnot_pd,
     transcendental: false,
     super::no_lanes,
-    super::no_lanes
+    super::no_lanes,
+    crate::kernels::reduce::row_lanes::f64_lanes
 );
 
 /// f64 Exp and Tanh have no lanes: `has_link` keeps them out of f64

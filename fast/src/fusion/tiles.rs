@@ -24,7 +24,7 @@ use xlaref_reference::types::{ElementType, Shape};
 use xlaref_reference::RunError;
 
 use super::blocks::RowFolds;
-use super::lanes::{Arg, ChainFloat, Link, LinkOp};
+use super::lanes::{sums_in_registers, Arg, ChainFloat, Link, LinkOp};
 use super::{array, internal, spread, spread_into, Rows, Spread, R};
 use crate::elem::float::FFloat;
 use crate::kernels::elementwise::{float_binary_fn, float_unary_fn, BinaryUse, Side, UnaryUse};
@@ -467,7 +467,7 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
         // A row sum of the chain's last link, when the tile is that one
         // row: summed in registers as the link runs, never stored.
         let summed = match &self.fold {
-            Some(f) if f.op == BinaryOp::Add && f.len == len && f.operand + 1 == run.end && !out.is_empty() => {
+            Some(f) if f.op == BinaryOp::Add && f.len == len && sums_in_registers(len) && f.operand + 1 == run.end && !out.is_empty() => {
                 s.link_of[f.operand - run.start].filter(|&l| l + 1 == s.links.len()).map(|_| f.init)
             }
             _ => None,
@@ -503,16 +503,9 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
         // have read (`assign_slots` frees a slot after its last reader).
         if let Some(init) = summed {
             // SAFETY: as for `run_chain` below; the last link stores nothing.
-            if let Some(sum) = unsafe { T::run_chain_sum(&s.links, len) } {
-                out[0].write(T::plus(init, sum));
-                return Ok(true);
-            }
-            // Not a length the register sum takes: stored and folded.
-            let buffer = &mut s.slots[self.steps[run.end - 1].slot];
-            buffer.resize(len, T::default());
-            if let Some(last) = s.links.last_mut() {
-                last.store = buffer.as_mut_ptr();
-            }
+            let sum = unsafe { T::run_chain_sum(&s.links, len) }.ok_or_else(|| internal("register row sum without vector lanes"))?;
+            out[0].write(T::plus(init, sum));
+            return Ok(true);
         }
         if !unsafe { T::run_chain(&s.links, len) } {
             return Err(internal("register chain on a CPU without vector lanes"));

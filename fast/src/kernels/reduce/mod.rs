@@ -15,7 +15,7 @@ mod boundary_tests;
 mod map;
 #[allow(clippy::module_inception)]
 mod reduce;
-mod row_lanes;
+pub(crate) mod row_lanes;
 mod select_and_scatter;
 mod window;
 

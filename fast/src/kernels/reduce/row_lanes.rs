@@ -18,7 +18,7 @@ use crate::elem::float::{maximum, minimum};
 
 /// A reducer with lanes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum LaneOp {
+pub enum LaneOp {
     Add,
     Max,
     Min,
@@ -35,17 +35,17 @@ fn scalar<T: crate::elem::float::Wide + std::ops::Add<Output = T>>(op: LaneOp, a
 }
 
 /// Values of `fold_any_order` per partial result.
-const PARTS: usize = 64;
+pub(crate) const PARTS: usize = 64;
 
 macro_rules! row_lanes {
     ($t:ty, $module:ident, $public:ident, $vec:ty, $lanes:expr, $loadu:ident, $storeu:ident, $add:ident,
      $cmp:ident, $blend:ident, $movemask:ident, $cast:ident) => {
         #[cfg(target_arch = "x86_64")]
-        mod $module {
+        pub(crate) mod $module {
             use super::{scalar, LaneOp, PARTS};
             use std::arch::x86_64::*;
 
-            const VECTORS: usize = PARTS / $lanes;
+            pub(crate) const VECTORS: usize = PARTS / $lanes;
 
             /// IEEE maximum as `elem::float::maximum`: NaN `a`, else NaN
             /// `b`, else the greater, +0 over -0.
@@ -94,6 +94,15 @@ macro_rules! row_lanes {
                         *v = f(*v, $loadu(p.add(c * PARTS + k * $lanes)));
                     }
                 }
+                let folded = tree(op, part, f);
+                xs[(chunks + 1) * PARTS..].iter().fold(folded, |a, &x| scalar(op, a, x))
+            }
+
+            /// `fold_any_order`'s halving tree over its 64 partial results
+            /// held as vectors: on whole vectors down to one, then on its
+            /// lanes.
+            #[inline(always)]
+            unsafe fn tree(op: LaneOp, mut part: [$vec; VECTORS], f: impl Fn($vec, $vec) -> $vec) -> $t {
                 let mut width = VECTORS;
                 while width > 1 {
                     width /= 2;
@@ -110,7 +119,14 @@ macro_rules! row_lanes {
                         lanes[k] = scalar(op, lanes[k], lanes[k + width]);
                     }
                 }
-                xs[(chunks + 1) * PARTS..].iter().fold(lanes[0], |a, &x| scalar(op, a, x))
+                lanes[0]
+            }
+
+            /// The sum of 64 partial sums in `fold_any_order`'s tree (for
+            /// the register row sums of `fusion/lanes.rs`).
+            #[target_feature(enable = "avx512f,avx512dq")]
+            pub(crate) unsafe fn sum_partials(part: [$vec; VECTORS]) -> $t {
+                tree(LaneOp::Add, part, |a, b| $add(a, b))
             }
         }
 
