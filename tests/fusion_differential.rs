@@ -169,3 +169,39 @@ fn a_called_relu_fuses_with_its_caller_and_the_row_sum() {
         assert!(((*a as f64) - exact).abs() <= 1e-5 * exact, "row {r}: {a} vs {exact}");
     }
 }
+
+/// The ReLU gradient `select(x > 0, dy, 0) · x`: Compare and Select run in
+/// the typed tiles (`fusion/choose.rs`) and give the op-by-op values, bit
+/// for bit, NaN and signed zeros included.
+#[test]
+fn a_relu_gradient_fuses_its_compare_and_select() {
+    let module = r#"{"format": "xla-json/1", "computations": {"main": {
+      "params": [{"name": "x", "shape": "f32[2,1000]"}, {"name": "dy", "shape": "f32[2,1000]"}, {"name": "zero", "shape": "f32[]"}],
+      "instructions": [
+        {"name": "zb", "op": "Broadcast", "operands": ["zero"], "broadcast_sizes": [2, 1000]},
+        {"name": "gt", "op": "Gt", "operands": ["x", "zb"]},
+        {"name": "g", "op": "Select", "operands": ["gt", "dy", "zb"]},
+        {"name": "y", "op": "Mul", "operands": ["g", "x"]}]}}}"#;
+    let m = xlaref_reference::json::parse_module(module, Default::default()).expect("reads");
+    let module = xlaref_reference::verify::verify(m, &Default::default()).expect("verifies");
+    assert_eq!(xlaref_fast::fusion_groups(&module), vec![vec![3, 4, 5, 6]]);
+    use xlaref_reference::literal::{ArrayLiteral, Literal};
+    let specials = [f32::NAN, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY, -1.5];
+    let x: Vec<f32> = (0..2000).map(|i| if i % 7 == 0 { specials[(i / 7) % 6] } else { ((i * 37) % 101) as f32 / 16.0 - 3.0 }).collect();
+    let dy: Vec<f32> = (0..2000).map(|i| ((i * 13) % 29) as f32 / 8.0 - 1.0).collect();
+    let args: Vec<Literal> = vec![
+        ArrayLiteral::from_vec(vec![2, 1000], x.clone()).into(),
+        ArrayLiteral::from_vec(vec![2, 1000], dy.clone()).into(),
+        ArrayLiteral::from_vec(vec![], vec![0f32]).into(),
+    ];
+    let bits = |l: &Literal| l.as_array().and_then(|a| a.typed::<f32>()).map(|v| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+    let fused = xlaref_fast::run_borrowed(&module, &args, &mut env()).expect("runs");
+    let unfused = xlaref_fast::run_unfused(&module, &args, &mut env()).expect("runs");
+    assert_eq!(bits(&fused), bits(&unfused));
+    let want: Vec<u32> = x.iter().zip(&dy).map(|(&a, &d)| (if a > 0.0 { d } else { 0.0 } * a).to_bits()).collect();
+    let got = bits(&fused).expect("f32 result");
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        let nan = f32::from_bits(*g).is_nan() && f32::from_bits(*w).is_nan();
+        assert!(g == w || nan, "position {i}: x {} dy {}: {} vs {}", x[i], dy[i], f32::from_bits(*g), f32::from_bits(*w));
+    }
+}

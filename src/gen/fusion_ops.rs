@@ -1,6 +1,7 @@
 //! Programs the fast engine fuses (`fast/src/fusion/`): chains of
 //! element-wise ops over one shape, reading broadcast rows, columns and
-//! scalars, flattened and reshaped back, converted, compared and selected,
+//! scalars, flattened and reshaped back, converted, compared and selected
+//! (on predicates read from memory or computed in the chain),
 //! clamped; sometimes an intermediate value escapes into a tuple result,
 //! and often the chain ends in a Reduce of its rows or of everything.
 //! Rows are long enough (up to 15,000 elements) that a group runs as
@@ -98,7 +99,18 @@ pub fn fused_chain() -> BoxedStrategy<Program> {
                         let third = j.get(&pool).clone();
                         let cmp = b.push(pick(&["Lt", "Ge", "Eq", "LtTotalOrder"], k), &[&last, &third], json!({}));
                         let either = b.push("Select", &[&cmp, &last, &other], json!({}));
-                        b.push("Select", &[&pred, &either, &third], json!({}))
+                        let outer = match k % 3 {
+                            // A pred read from memory (the block runner).
+                            0 => pred.clone(),
+                            // The ReLU gradient's mask, against a scalar.
+                            1 => b.push("Gt", &[&third, &s], json!({})),
+                            // A Compare of Compares (markers, `fusion/choose.rs`).
+                            _ => {
+                                let positive = b.push("Gt", &[&other, &s], json!({}));
+                                b.push("Ne", &[&cmp, &positive], json!({}))
+                            }
+                        };
+                        b.push("Select", &[&outer, &either, &third], json!({}))
                     }
                     "clamp" => b.push("Clamp", &[&lo, &last, &s], json!({})),
                     "call" => {

@@ -34,6 +34,7 @@
 //! everything else (the engine's whole-array kernels on blocks).
 
 mod blocks;
+mod choose;
 mod lanes;
 mod tiles;
 

@@ -1,7 +1,8 @@
 //! The typed fusion runner: a group whose values are all of one float type
 //! (f32, f64, f16, bf16) and whose members are unary and binary arithmetic
-//! ([`float_unary_fn`], [`float_binary_fn`] and Exp), reshapes and
-//! broadcasts, optionally ending in a Reduce of rows.
+//! ([`float_unary_fn`], [`float_binary_fn`], Exp and Tanh), Compare and
+//! Select (their predicates as markers of the float type, `choose.rs`),
+//! reshapes and broadcasts, optionally ending in a Reduce of rows.
 //!
 //! The group runs tile by tile: a tile is [`TILE`] positions (whole rows
 //! under a Reduce), and each member's values for a tile live in one of a
@@ -18,12 +19,13 @@ use std::mem::MaybeUninit;
 use std::sync::Mutex;
 
 use half::{bf16, f16};
-use xlaref_reference::ir::{BinaryOp, Computation, InstrId, Op, UnaryOp};
+use xlaref_reference::ir::{BinaryOp, Computation, Direction, InstrId, Op, UnaryOp};
 use xlaref_reference::literal::{ArrayLiteral, Literal};
 use xlaref_reference::types::{ElementType, Shape};
 use xlaref_reference::RunError;
 
 use super::blocks::RowFolds;
+use super::choose;
 use super::lanes::{sums_in_registers, Arg, ChainFloat, Link, LinkOp};
 use super::{array, internal, spread, spread_into, Rows, Spread, R};
 use crate::elem::float::FFloat;
@@ -76,6 +78,10 @@ enum Kind<'a, T> {
     /// Tanh: f32's whole-array kernel works on slices (`elem::tanh`).
     Tanh,
     Binary(BinaryOp),
+    /// Compare: markers of the group's type (`choose.rs`).
+    Compare(Direction, bool),
+    /// Select on the markers of a Compare member.
+    Select,
     /// Reshape or Collapse: its operand's values.
     Same,
     Spread(Spread<'a>, &'a [T]),
@@ -123,9 +129,14 @@ fn typed<'a, T: FFloat + Elem + ChainFloat>(
     let root = *members.last()?;
     let elementwise = if rows.is_some() { &members[..members.len() - 1] } else { members };
     let n = shapes[*elementwise.last()?].as_array()?.element_count();
-    // All members must be of the one type (a Reduce's operand included).
+    // All members must be of the one type (a Reduce's operand included),
+    // but Compares, whose markers are of that type too.
     let one_type = shapes[root].as_array().map(|a| a.element_type);
-    if elementwise.iter().any(|&m| shapes[m].as_array().map(|a| a.element_type) != one_type) {
+    let type_of = |m: InstrId| shapes[m].as_array().map(|a| a.element_type);
+    let fits = |m: &InstrId| {
+        type_of(*m) == one_type || (type_of(*m) == Some(ElementType::Pred) && matches!(c.instructions[*m].op, Op::Compare { .. }))
+    };
+    if !elementwise.iter().all(fits) || type_of(*elementwise.last()?) != one_type {
         return None;
     }
     // Broadcasts read only materialized values: running them first lets
@@ -149,6 +160,8 @@ fn typed<'a, T: FFloat + Elem + ChainFloat>(
                 float_binary_fn::<T, _>(*op, Probe).ok()?;
                 Kind::Binary(*op)
             }
+            Op::Compare { direction, total_order, .. } => Kind::Compare(*direction, *total_order),
+            Op::Select => Kind::Select,
             Op::Reshape { .. } | Op::Collapse { .. } => Kind::Same,
             Op::Broadcast { .. } | Op::BroadcastInDim { .. } => {
                 let operand = value(*instr.operands.first()?);
@@ -517,11 +530,7 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
     fn step(&self, step: &Step<'a, T>, s: &mut Scratch<'a, T>, start: usize, len: usize) -> R<View<'a, T>> {
         let input = |k: usize| step.inputs.get(k).copied().ok_or_else(|| internal("fused member without operands"));
         match &step.kind {
-            Kind::Same => Ok(match input(0)? {
-                Src::Member(k) => s.views[k],
-                Src::Whole(v) => View::At(&v[start..start + len]),
-                Src::One(x) => View::One(x),
-            }),
+            Kind::Same => Ok(view_of(s, input(0)?, start, len)),
             Kind::Spread(sp, v) => {
                 let (base, run) = sp.locate(start);
                 if run >= len {
@@ -565,7 +574,42 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
                 let one = float_binary_fn(*op, OnTile2 { a, b, out: &mut buffer })?;
                 Ok(put_back(s, step.slot, buffer, one))
             }
+            Kind::Compare(d, total) => {
+                let mut buffer = take_slot(s, step.slot, len);
+                let (a, b) = (side(s, input(0)?, start, len), side(s, input(1)?, start, len));
+                let one = choose::compare_tile(*d, *total, a, b, &mut buffer);
+                Ok(put_back(s, step.slot, buffer, one))
+            }
+            Kind::Select => {
+                let Side::All(_) = side(s, input(0)?, start, len) else {
+                    // One predicate for the tile: one side's values, as they are.
+                    let Side::One(p) = side(s, input(0)?, start, len) else { return Err(internal("fused Select")) };
+                    // Another member's buffer is copied: it may be reused
+                    // before this member's last reader runs.
+                    let chosen = input(if choose::chooses_true(p) { 1 } else { 2 })?;
+                    let View::Slot(b) = view_of(s, chosen, start, len) else { return Ok(view_of(s, chosen, start, len)) };
+                    let mut buffer = take_slot(s, step.slot, len);
+                    buffer.copy_from_slice(&s.slots[b][..len]);
+                    return Ok(put_back(s, step.slot, buffer, None));
+                };
+                let mut buffer = take_slot(s, step.slot, len);
+                let (Side::All(p), x, y) = (side(s, input(0)?, start, len), side(s, input(1)?, start, len), side(s, input(2)?, start, len))
+                else {
+                    return Err(internal("fused Select"));
+                };
+                choose::select_tile(p, x, y, &mut buffer);
+                Ok(put_back(s, step.slot, buffer, None))
+            }
         }
+    }
+}
+
+/// An operand's values for the tile, as a view.
+fn view_of<'a, T: Copy>(s: &Scratch<'a, T>, src: Src<'a, T>, start: usize, len: usize) -> View<'a, T> {
+    match src {
+        Src::Member(k) => s.views[k],
+        Src::Whole(v) => View::At(&v[start..start + len]),
+        Src::One(x) => View::One(x),
     }
 }
 
