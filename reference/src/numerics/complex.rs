@@ -44,9 +44,15 @@ pub fn sqrt(z: C) -> C {
     if x == 0.0 && y == 0.0 {
         return C::new(0.0, y);
     }
-    // t = sqrt((|x| + |z|) / 2), scaled to avoid overflow of |x| + |z|.
+    // t = sqrt((|x| + |z|) / 2), scaled to avoid overflow of |x| + |z|,
+    // and, below f64's normal range, the loss of its digits (unscaled,
+    // `sqrt(0 + 5e-324 i)` would be `0 + inf i`: t = sqrt(5e-324 / 2) = 0).
     let t = if x.abs() > 1e300 || y.abs() > 1e300 {
         ((x.abs() / 4.0 + abs(C::new(x / 4.0, y / 4.0))) / 2.0).sqrt() * 2.0
+    } else if x.abs() < 1e-300 && y.abs() < 1e-300 {
+        // times 2^600 (exact), whose root is 2^300
+        let s = 2f64.powi(600);
+        ((x.abs() * s + abs(C::new(x * s, y * s))) / 2.0).sqrt() / 2f64.powi(300)
     } else {
         ((x.abs() + abs(C::new(x, y))) / 2.0).sqrt()
     };
@@ -343,6 +349,12 @@ mod tests {
         assert!(sqrt(C::new(f64::INFINITY, f64::NAN)).re.is_nan());
         let big = sqrt(C::new(1e308, 1e308));
         assert!((big.re - 1.0986841134678098e154).abs() < 1e140);
+        // subnormal parts keep their digits (mpmath: sqrt(2^-1074 i) =
+        // 2^-537.5 (1 + i), sqrt(2^-1074 (1 + i)) = 2.44e-162 + 1.01e-162 i)
+        let r = sqrt(C::new(0.0, 5e-324));
+        assert!((r.re - 1.5717277847026288e-162).abs() < 1e-176 && (r.im - 1.5717277847026288e-162).abs() < 1e-176);
+        let s = sqrt(C::new(5e-324, 5e-324));
+        assert!((s.re - 2.4421097261308304e-162).abs() < 1e-176 && (s.im - 1.0115549693666347e-162).abs() < 1e-176);
     }
 
     #[test]

@@ -16,6 +16,8 @@
 //!   cuts (−0 counts as +0: `asin(2 − 0i) = π/2 + 1.317i`); Atan and Atanh
 //!   keep it, as C99;
 //! - `asinh(NaN ± 0i)` and `asin(±0 + NaN i)` are `NaN + NaN i`;
+//!   `asin(±inf + NaN i) = NaN + inf i` (C99: the infinity's sign is
+//!   unspecified);
 //! - Sinh and Cosh of a real argument (zero imaginary part), and Cosh of an
 //!   imaginary one, give a `+0` imaginary part; Atan of a real argument a
 //!   `−0` one; `atanh(±0 ± 0i) = +0 ± 0i`.
@@ -32,8 +34,10 @@ const LARGE: f64 = 1e150;
 
 /// C99's `csqrt`: the principal square root, the sign of a zero imaginary
 /// part choosing the side of the cut (`√(−4 − 0i) = −2i`), scaled so that
-/// `|x| + |z|` cannot overflow. (Unlike the Sqrt op's, which follows XLA in
-/// ignoring that sign: Kahan's formulas need it.)
+/// `|x| + |z|` cannot overflow, nor lose digits below f64's normal range
+/// (without that, `√(0 − 5e−324 i)` is `0 − ∞i`, and `asin(1 + 5e−324 i)`
+/// NaN instead of `π/2 + 2.2e−162 i`). (Unlike the Sqrt op's, which follows
+/// XLA in ignoring that sign: Kahan's formulas need it.)
 fn csqrt(z: C) -> C {
     let (x, y) = (z.re, z.im);
     if y.is_infinite() {
@@ -51,7 +55,14 @@ fn csqrt(z: C) -> C {
     if x == 0.0 && y == 0.0 {
         return C::new(0.0, y);
     }
-    let scale = if x.abs() > 1e300 || y.abs() > 1e300 { 0.25 } else { 1.0 };
+    let scale = if x.abs() > 1e300 || y.abs() > 1e300 {
+        0.25
+    } else if x.abs() < 1e-300 && y.abs() < 1e-300 {
+        // 2^600, an even power of two: exact, and its root is 2^300
+        2f64.powi(600)
+    } else {
+        1.0
+    };
     let (xs, ys) = (x * scale, y * scale);
     let t = ((xs.abs() + libm::hypot(xs, ys)) / 2.0).sqrt() / scale.sqrt();
     if x >= 0.0 {
@@ -104,9 +115,14 @@ pub fn cosh(z: C) -> C {
 }
 
 /// asin z = atan2(x, Re(√(1−z)·√(1+z))) + i·asinh(Im(conj(√(1−z))·√(1+z)))
-/// (Kahan). Odd, and `asin(conj z) = conj(asin z)`.
+/// (Kahan). Odd, and `asin(conj z) = conj(asin z)`. `asin(±inf + NaN i)`
+/// is `NaN + inf i`: C99 leaves the sign of the infinite part unspecified,
+/// XLA CPU's is `+`.
 pub fn asin(z: C) -> C {
     let (x, y) = (z.re, unsigned_zero(z.im));
+    if x.is_infinite() && y.is_nan() {
+        return C::new(f64::NAN, f64::INFINITY);
+    }
     if !x.is_finite() || !y.is_finite() || x.abs().max(y.abs()) > LARGE {
         // asin z = −i·asinh(iz), with iz's zero signs as they come
         let w = asinh_c99(C::new(-y, x));
@@ -177,7 +193,9 @@ fn asinh_c99(z: C) -> C {
 }
 
 /// acosh z = asinh(Re(conj(√(z−1))·√(z+1))) + i·2·atan2(Im √(z−1), Re √(z+1))
-/// (Kahan); large and non-finite arguments through `ln(2z)` and C99.
+/// (Kahan); large and non-finite arguments through `ln(2z)` and C99. On the
+/// cut left of 1 the result is `… + πi` for a zero imaginary part of either
+/// sign, at every magnitude (XLA CPU; C99 gives `− πi` for `−0`).
 pub fn acosh(z: C) -> C {
     let (x, y) = (z.re, unsigned_zero(z.im));
     if x.is_nan() || y.is_nan() {
@@ -202,8 +220,10 @@ pub fn acosh(z: C) -> C {
         return C::new(f64::INFINITY, im.copysign(y));
     }
     if x.abs().max(y.abs()) > LARGE {
-        // acosh z ≈ ln(2z), the imaginary part taken with y's sign.
-        let l = clog_large(z);
+        // acosh z ≈ ln(2z), the imaginary part taken with y's sign, a −0
+        // counted as +0 as on the rest of the cut (XLA CPU:
+        // `acosh(−5.4e235 − 0i) = 543.5 + πi`).
+        let l = clog_large(C::new(x, y));
         return C::new(l.re + LN_2, l.im);
     }
     let (s1, s2) = (csqrt(C::new(x - 1.0, y)), csqrt(C::new(x + 1.0, y)));
@@ -296,6 +316,37 @@ mod tests {
         assert!(atanh(C::new(2.0, 0.0)).im > 0.0 && atanh(C::new(2.0, -0.0)).im < 0.0);
         let (left_up, left_down) = (acosh(C::new(-2.0, 0.0)), acosh(C::new(-2.0, -0.0)));
         assert!(left_up.im > 0.0 && left_down == left_up);
+    }
+
+    #[test]
+    fn subnormal_parts_at_the_branch_points() {
+        // mpmath (3000 bits): asin(1 + 2^-1074 i) = π/2 + 2^-537 i, ...
+        let (e, r) = (5e-324, 2f64.powi(-537));
+        assert!(near(asin(C::new(1.0, e)), C::new(FRAC_PI_2, r)));
+        assert!(near(asin(C::new(-1.0, e)), C::new(-FRAC_PI_2, r)));
+        assert!(near(acos(C::new(1.0, e)), C::new(r, -r)));
+        assert!(near(acosh(C::new(1.0, e)), C::new(r, r)));
+        assert!(near(acosh(C::new(-1.0, e)), C::new(r, std::f64::consts::PI)));
+        assert!(near(asinh(C::new(e, -1.0)), C::new(r, -FRAC_PI_2)));
+        assert!(near(asinh(C::new(-e, -1.0)), C::new(-r, -FRAC_PI_2)));
+    }
+
+    #[test]
+    fn acosh_ignores_the_zero_sign_at_every_magnitude() {
+        // XLA CPU: acosh(-5.4e235 - 0i) = 543.495 + πi, as acosh(-2 - 0i)
+        for x in [-2.0, -5.443832637775661e235, -f64::MAX] {
+            assert_eq!(acosh(C::new(x, -0.0)).im, std::f64::consts::PI);
+        }
+        assert!(near(acosh(C::new(-f64::MAX, -0.0)), C::new(710.475860073944, std::f64::consts::PI)));
+    }
+
+    #[test]
+    fn asin_of_infinity_and_nan() {
+        // C99 leaves the infinite part's sign open; XLA CPU: +inf
+        let w = asin(C::new(f64::NEG_INFINITY, f64::NAN));
+        assert!(w.re.is_nan() && w.im == f64::INFINITY);
+        let w = acos(C::new(f64::INFINITY, f64::NAN));
+        assert!(w.re.is_nan() && w.im == f64::NEG_INFINITY);
     }
 
     #[test]
