@@ -341,7 +341,10 @@ const ZETA_EM: [f64; 12] = [
 /// tail from `q + ⌈−q⌉` and the negative terms, which for integer `x` are
 /// `(−1)^x` times a difference of two zetas — no term-by-term loop over
 /// `|q|` terms. Limits where XLA's formula gives NaN: `ζ(+inf, q)` is 0 for
-/// `q > 1`, 1 for `q = 1`, `+inf` for `0 < q < 1`; `ζ(x, +inf) = 0`.
+/// `q > 1`, 1 for `q = 1`, `+inf` for `0 < q < 1`; `ζ(x, +inf) = 0`; and
+/// where every term underflows the sum is 0 (`ζ(1e300, 1e308)`: XLA CPU's
+/// Euler–Maclaurin factors give `0·inf = NaN`; `ζ(1.67e16, 3.4e38)` is 0
+/// on XLA CPU too).
 pub fn zeta(x: f64, q: f64) -> f64 {
     if x.is_nan() || q.is_nan() || x < 1.0 {
         return f64::NAN;
@@ -405,6 +408,12 @@ fn zeta_positive(x: f64, q: f64) -> f64 {
     // factor_j = x(x+1)…(x+2j−2) · a^(−x−2j+1)
     let mut factor = x * p / a;
     for (j, c) in ZETA_EM.iter().enumerate() {
+        if factor == 0.0 {
+            // Every later term is 0 too; and for huge x, (x+k)(x+k+1) and
+            // a² may both overflow, giving 0·(inf/inf) = NaN
+            // (ζ(1e300, 1e308) is 0, as its terms).
+            break;
+        }
         tail += c * factor;
         let k = 2.0 * j as f64 + 1.0;
         factor *= (x + k) * (x + k + 1.0) / (a * a);
@@ -541,6 +550,9 @@ mod tests {
         assert_eq!(zeta(2.0, 0.0), f64::INFINITY);
         assert_eq!(zeta(f64::INFINITY, 2.0), 0.0);
         assert_eq!(zeta(1e300, 1.0), 1.0);
+        // every term underflows: 0, not 0·(inf/inf)
+        assert_eq!(zeta(1e300, 1e308), 0.0);
+        assert_eq!(zeta(1.6746823e16, 3.4028235e38), 0.0);
     }
 
     #[test]
