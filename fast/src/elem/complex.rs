@@ -86,9 +86,16 @@ pub fn sqrt(z: Z) -> Z {
         return Z::new(0.0, y);
     }
     let big = x.abs() > 1e300 || y.abs() > 1e300;
+    let tiny = x.abs() < 1e-300 && y.abs() < 1e-300;
     let t = if big {
         // quarter the inputs so |x| + |z| cannot overflow; sqrt(4) = 2
         2.0 * ((x.abs() / 4.0 + abs(Z::new(x / 4.0, y / 4.0))) / 2.0).sqrt()
+    } else if tiny {
+        // scale by 2^108 so |x| + |z| and its halving keep their digits
+        // (subnormal: sqrt(0 + 5e-324 i) had t = 0 and Im = inf); sqrt = 2^54
+        const UP: f64 = (1u128 << 108) as f64;
+        const DOWN: f64 = 1.0 / (1u64 << 54) as f64;
+        ((x.abs() * UP + abs(Z::new(x * UP, y * UP))) / 2.0).sqrt() * DOWN
     } else {
         ((x.abs() + abs(Z::new(x, y))) / 2.0).sqrt()
     };
@@ -311,4 +318,18 @@ pub fn logistic(z: Z) -> Z {
 
 pub fn rsqrt(z: Z) -> Z {
     div(Z::new(1.0, 0.0), sqrt(z))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sqrt_of_subnormal_parts() {
+        // mpmath: sqrt(2^-1074 i) = 2^-537.5 (1 + i)
+        let r = sqrt(Z::new(0.0, 5e-324));
+        assert!((r.re - 1.5717277847026288e-162).abs() < 1e-176 && (r.im - 1.5717277847026288e-162).abs() < 1e-176);
+        let s = sqrt(Z::new(-5e-324, 5e-324));
+        assert!((s.re - 1.0115549693666347e-162).abs() < 1e-176 && (s.im - 2.4421097261308304e-162).abs() < 1e-176);
+    }
 }

@@ -23,11 +23,24 @@ const HUGE: f64 = 1e150;
 const B_CROSSOVER: f64 = 0.6417;
 const A_CROSSOVER: f64 = 1.5;
 
+/// Below this `y`, at `x = 1`, Hull's `A − 1 = y/2 + …` would be formed
+/// from a subnormal `y` and lose its digits (`4·sqrt(f64::MIN_POSITIVE)`,
+/// Hull et al.'s `safe_min`).
+const SAFE_MIN: f64 = 5.966_672_584_960_166e-154;
+
 /// Hull's quantities for `x, y >= 0` (finite, moderate): the real part of
 /// asin (or acos when `for_acos`), and `ln(A + sqrt(A² − 1))`.
 fn hull(x: f64, y: f64, for_acos: bool) -> (f64, f64) {
     if y == 0.0 && x <= 1.0 {
         return (if for_acos { x.acos() } else { x.asin() }, 0.0);
+    }
+    if x == 1.0 && y < SAFE_MIN {
+        // Hull et al.'s case for tiny y at the branch point: asin(1 + iy) =
+        // π/2 − √y + i√y to first order, the next terms below f64's
+        // precision (without it acos(1 + 5e−324 i) had imaginary part −0,
+        // not −2.2e−162).
+        let root = y.sqrt();
+        return (if for_acos { root } else { FRAC_PI_2 - root }, root);
     }
     let (xp1, xm1) = (x + 1.0, x - 1.0);
     let (r, s) = (xp1.hypot(y), xm1.hypot(y));
@@ -69,8 +82,13 @@ fn asymptotic(x: f64, y: f64) -> (f64, f64) {
     (modulus, x.atan2(y))
 }
 
-/// asin of a value with a NaN part (C99's casin = −i·casinh(iz)).
+/// asin of a value with a NaN part (C99's casin = −i·casinh(iz)), with
+/// XLA CPU's `+inf` where C99 leaves the sign unspecified:
+/// `asin(±inf + NaN i) = NaN + inf i`.
 fn nan_asin(z: Z) -> Z {
+    if z.re.is_infinite() {
+        return Z::new(f64::NAN, f64::INFINITY);
+    }
     let w = nan_asinh(Z::new(-z.im, z.re));
     Z::new(w.im, -w.re)
 }
@@ -246,5 +264,26 @@ mod tests {
         let far = Z::new(-3.0, -4.0);
         assert!(near(asin(far), Z::new(-0.6339838656391766, -2.305509031243477)));
         assert!(near(acos(far), Z::new(2.204_780_192_434_073, 2.305509031243477)));
+    }
+
+    #[test]
+    fn tiny_imaginary_part_at_the_branch_points() {
+        // mpmath (3000 bits): acos(1 + 2^-1074 i) = 2^-537 − 2^-537 i, ...
+        let (e, r) = (5e-324, 2f64.powi(-537));
+        assert!(near(acos(Z::new(1.0, e)), Z::new(r, -r)));
+        assert!(near(acos(Z::new(-1.0, e)), Z::new(PI, -r)));
+        assert!(near(asin(Z::new(1.0, e)), Z::new(FRAC_PI_2, r)));
+        assert!(near(acosh(Z::new(1.0, e)), Z::new(r, r)));
+        assert!(near(asinh(Z::new(-e, -1.0)), Z::new(-r, -FRAC_PI_2)));
+        // 1e-200 is no special case: Hull's general formulas
+        assert!(near(acos(Z::new(1.0, 1e-200)), Z::new(1e-100, -1e-100)));
+    }
+
+    #[test]
+    fn asin_of_infinity_and_nan() {
+        let w = asin(Z::new(f64::NEG_INFINITY, f64::NAN));
+        assert!(w.re.is_nan() && w.im == f64::INFINITY);
+        let w = acos(Z::new(f64::INFINITY, f64::NAN));
+        assert!(w.re.is_nan() && w.im == f64::NEG_INFINITY);
     }
 }
