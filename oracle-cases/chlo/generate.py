@@ -219,12 +219,13 @@ def cx_truth(op, re, im):
 WORST = {}
 
 
-def complex_cases(op, zs, skip=lambda z: False):
+def complex_cases(op, zs, skip=lambda z: False, types=(("c64", "f32"), ("c128", "f64")), kind=""):
     """c64 and c128: finite values with a tolerance per part (ulps of the
     part, and an absolute bound for parts far below the modulus, which carry
-    the modulus' error), and non-finite arguments exactly."""
+    the modulus' error), and non-finite arguments exactly. `kind` prefixes
+    the case names (`corner_values`, ...)."""
     cases = []
-    for t, part_t in (("c64", "f32"), ("c128", "f64")):
+    for t, part_t in types:
         arr = np.array(zs, dtype=NP[t])
         outs = list(run(JAX_UNARY[op], arr))
         ordinary, special = [], []
@@ -262,14 +263,75 @@ def complex_cases(op, zs, skip=lambda z: False):
                 tol["abs"] = float(2.0 ** math.ceil(math.log2(2 * worst_abs * 1.01)))
             why = (f"XLA's worst part is {worst_ulp:.1f} ulp from the exact value (mpmath); parts below 1e-3 of the modulus "
                    f"are {worst_abs:.2g} off at worst (they carry the modulus' rounding error); the tolerance is that plus one ulp.")
-            cases.append(cg.case(f"chlo/{op}/{t}/values", src, module(op, t, len(ordinary), 1),
+            cases.append(cg.case(f"chlo/{op}/{t}/{kind}values", src, module(op, t, len(ordinary), 1),
                                  [cg.typed(t, [cg.enc(t, arr[i]) for i in ordinary])],
                                  cg.typed(t, [cg.enc(t, outs[i]) for i in ordinary]), tolerance=tol, comment=why))
         if special:
-            cases.append(cg.case(f"chlo/{op}/{t}/special_values", src, module(op, t, len(special), 1),
+            cases.append(cg.case(f"chlo/{op}/{t}/{kind}special_values", src, module(op, t, len(special), 1),
                                  [cg.typed(t, [cg.enc(t, arr[i]) for i in special])],
                                  cg.typed(t, [cg.enc(t, outs[i]) for i in special]),
                                  comment="infinite and NaN parts (C99 Annex G's special values where XLA follows them): exact"))
+    return cases
+
+
+# Corners found by differential fuzzing (xlaref fuzz --seed 29), on XLA CPU:
+# Acosh on the cut left of -1 with a -0 imaginary part at magnitudes where
+# the engines switch to the asymptotic ln(2z) (XLA: + pi i, as at -2 - 0i);
+# Asin and Acos of +-inf + NaN i, where C99 leaves the infinity's sign open.
+CX_CORNERS = {
+    "Acosh": [complex(-5.443832637775661e235, -0.0), complex(-1.7976931348623157e308, -0.0), complex(-1e200, 0.0),
+              complex(-1e151, -0.0), complex(-2.0, -0.0)],
+    "Asin": [complex(inf, nan), complex(-inf, nan)],
+    "Acos": [complex(inf, nan), complex(-inf, nan)],
+}
+
+# Arguments with a subnormal part next to the branch points +-1 (+-i for
+# Asinh): XLA CPU flushes subnormals, so the expected values are mpmath's.
+# The exact parts there are +-2^-537 = sqrt(2^-1074) (and pi/2, pi).
+TINY = 5e-324
+SUBNORMAL_CORNERS = {
+    "Asin": [complex(1.0, TINY), complex(-1.0, TINY), complex(1.0, -TINY)],
+    "Acos": [complex(1.0, TINY), complex(-1.0, TINY), complex(1.0, -TINY)],
+    "Asinh": [complex(TINY, 1.0), complex(TINY, -1.0), complex(-TINY, -1.0), complex(-TINY, 1.0)],
+    "Acosh": [complex(1.0, TINY), complex(-1.0, TINY), complex(1.0, -TINY)],
+}
+
+
+def subnormal_corner_cases(op, zs):
+    """c128 values from mpmath at 3000 bits (far beyond the cancellation at
+    the branch points: 4000 bits give the same doubles), rounded to f64."""
+    with mpmath.workprec(3000):
+        exact = [cx_truth(op, z.real, z.imag) for z in zs]
+        parts = [(float(mpmath.re(w)), float(mpmath.im(w))) for w in exact]
+    return [cg.case(f"chlo/{op}/c128/subnormal_corner_values",
+                    f"mpmath {mpmath.__version__} at 3000 bits, rounded to f64 (XLA CPU flushes the subnormal part: "
+                    "it computes the value at a zero part instead); found by xlaref fuzz --seed 29",
+                    module(op, "c128", len(zs), 1),
+                    [cg.typed("c128", [cg.enc("c128", (z.real, z.imag)) for z in zs])],
+                    cg.typed("c128", [cg.enc("c128", p) for p in parts]), tolerance={"ulp": 4},
+                    comment="a subnormal part next to a branch point: the exact parts are about sqrt(2^-1074) = 2^-537; "
+                            "before the fix the reference's square roots lost them to underflow (NaN, inf) and the fast "
+                            "engine's A - 1 (0); 4 ulps of each part, about the tolerance model's 8u|z| here")]
+
+
+def zeta_underflow_cases():
+    """Zeta whose every term underflows: 0 (the fast engine's Euler-Maclaurin
+    factors gave inf * 0 = NaN; found by xlaref fuzz --seed 29)."""
+    cases = []
+    pairs = [(1.6746823e16, 3.4028235e38), (1e10, 3e10)]
+    for t in ("f32", "f64"):
+        a = np.array([p[0] for p in pairs], dtype=NP[t])
+        b = np.array([p[1] for p in pairs], dtype=NP[t])
+        outs = list(run(JAX_BINARY["Zeta"], a, b))
+        for (x, q), y in zip(zip(a, b), outs):
+            # mpmath: zeta(x, q) < q^-x (1 + q/(x-1)), far below any subnormal
+            bound = mpmath.power(mpmath.mpf(float(q)), -mpmath.mpf(float(x))) * (1 + mpmath.mpf(float(q)) / (float(x) - 1))
+            assert float(bound) == 0.0 and float(y) == 0.0, (x, q, y)
+        cases.append(cg.case(f"chlo/Zeta/{t}/underflow", f"{XLA}: jax.lax.zeta (chlo) on {t}; mpmath confirms the sum underflows to 0",
+                             module("Zeta", t, len(pairs), 2),
+                             [cg.typed(t, enc_list(t, list(a))), cg.typed(t, enc_list(t, list(b)))],
+                             cg.typed(t, enc_list(t, outs)),
+                             comment="huge x and q > 1: every term (q + k)^-x underflows, so the value is 0, exactly"))
     return cases
 
 
@@ -387,6 +449,10 @@ def main():
     }
     for op in ["Sinh", "Cosh", "Asin", "Acos", "Atan", "Asinh", "Acosh", "Atanh"]:
         by_file.setdefault("complex", []).extend(complex_cases(op, cz, skips.get(op, lambda z: False)))
+    for op, zs in CX_CORNERS.items():
+        by_file["complex"].extend(complex_cases(op, zs, types=(("c128", "f64"),), kind="corner_"))
+    for op, zs in SUBNORMAL_CORNERS.items():
+        by_file["complex"].extend(subnormal_corner_cases(op, zs))
     by_file["erfc_erfinv"] = unary_cases("Erfc", lambda t: [0.0, -0.0, 0.1, -0.1, 0.5, 1.0, -1.0, 2.0, 3.0, 5.0, 9.0, -5.0, 10.0, 27.0, inf, -inf, nan, 1e-3],
                                          "Erfc by XLA's rational approximations (f32 for narrow types).")
     by_file["erfc_erfinv"] += unary_cases("ErfInv", lambda t: [0.0, -0.0, 0.1, -0.1, 0.5, -0.5, 0.9, 0.99, -0.999, 0.25, 1e-3, 1e-20, 1.0, -1.0, 1.5, -2.0, inf, nan, 0.75],
@@ -410,6 +476,7 @@ def main():
                 (1.5, 1.0), (-1.0, 1.0), (1.0, 0.0), (2.0, 0.0), (1.0, -2.0), (nan, 1.0), (1.0, nan), (0.0, 0.0), (0.0, -3.0)]
     by_file["zeta_polygamma"] += binary_cases("Polygamma", lambda t: pg_pairs,
                                               "Polygamma as (-1)^(n+1) n! zeta(n+1, x) (digamma for n = 0), with the reflection for negative x.")
+    by_file["zeta_polygamma"] += zeta_underflow_cases()
     by_file["errors"] = error_cases()
     total = 0
     for name, cases in by_file.items():
