@@ -23,7 +23,8 @@ fn env() -> Env {
 fn fused_and_unfused_runs_agree_exactly() {
     let mut fused_groups = 0;
     let mut problems = Vec::new();
-    for (op, strategy) in gen::generators().into_iter().filter(|(op, _)| matches!(*op, "fused_chain" | "Dag" | "chain")) {
+    for (op, strategy) in gen::generators().into_iter().filter(|(op, _)| matches!(*op, "fused_chain" | "transposed_dot" | "Dag" | "chain"))
+    {
         for i in 0..cases() {
             let Some(program) = draw(&strategy, 0xf05e, i) else { continue };
             let module = program.verified(1 << 24).expect("generated programs verify");
@@ -203,5 +204,39 @@ fn a_relu_gradient_fuses_its_compare_and_select() {
     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
         let nan = f32::from_bits(*g).is_nan() && f32::from_bits(*w).is_nan();
         assert!(g == w || nan, "position {i}: x {} dy {}: {} vs {}", x[i], dy[i], f32::from_bits(*g), f32::from_bits(*w));
+    }
+}
+
+/// JAX's weight gradient `(dyᵀ·x)ᵀ`: the Dot and its Transpose are one
+/// group, and the Dot writing its result transposed gives the op-by-op
+/// values bit for bit (and the closed form, within the GEMM's rounding).
+#[test]
+fn a_transposed_weight_gradient_is_written_transposed() {
+    let module = r#"{"format": "xla-json/1", "computations": {"main": {
+      "params": [{"name": "dy", "shape": "f32[96,40]"}, {"name": "x", "shape": "f32[96,70]"}],
+      "instructions": [
+        {"name": "g", "op": "DotGeneral", "operands": ["dy", "x"], "dimension_numbers": {"lhs_contracting_dimensions": [0],
+          "rhs_contracting_dimensions": [0], "lhs_batch_dimensions": [], "rhs_batch_dimensions": []}},
+        {"name": "t", "op": "Transpose", "operands": ["g"], "permutation": [1, 0]}]}}}"#;
+    let m = xlaref_reference::json::parse_module(module, Default::default()).expect("reads");
+    let module = xlaref_reference::verify::verify(m, &Default::default()).expect("verifies");
+    assert_eq!(xlaref_fast::fusion_groups(&module), vec![vec![2, 3]]);
+    use xlaref_reference::literal::{ArrayLiteral, Literal};
+    let dy: Vec<f32> = (0..96 * 40).map(|i| ((i * 37) % 101) as f32 / 64.0 - 0.7).collect();
+    let x: Vec<f32> = (0..96 * 70).map(|i| ((i * 13) % 29) as f32 / 8.0 - 1.5).collect();
+    let args: Vec<Literal> =
+        vec![ArrayLiteral::from_vec(vec![96, 40], dy.clone()).into(), ArrayLiteral::from_vec(vec![96, 70], x.clone()).into()];
+    let bits = |l: &Literal| l.as_array().and_then(|a| a.typed::<f32>()).map(|v| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+    let fused = xlaref_fast::run_borrowed(&module, &args, &mut env()).expect("runs");
+    let unfused = xlaref_fast::run_unfused(&module, &args, &mut env()).expect("runs");
+    assert_eq!(fused.as_array().map(|a| a.dims().to_vec()), Some(vec![70, 40]));
+    assert_eq!(bits(&fused), bits(&unfused));
+    let got = fused.as_array().and_then(|a| a.typed::<f32>()).expect("f32 result").to_vec();
+    for j in 0..70 {
+        for i in 0..40 {
+            let exact: f64 = (0..96).map(|k| dy[k * 40 + i] as f64 * x[k * 70 + j] as f64).sum();
+            let bound: f64 = (0..96).map(|k| (dy[k * 40 + i] as f64 * x[k * 70 + j] as f64).abs()).sum::<f64>() * 1e-5;
+            assert!((got[j * 40 + i] as f64 - exact).abs() <= bound, "({j}, {i})");
+        }
     }
 }

@@ -157,6 +157,56 @@ pub fn fused_chain() -> BoxedStrategy<Program> {
         .boxed()
 }
 
+/// A DotGeneral whose result is transposed to (batch, rhs free, lhs free),
+/// as JAX writes a weight gradient `(dyᵀ·x)ᵀ`: the fast engine writes the
+/// Dot's result transposed (`fusion/mod.rs`). Contracting dimensions come
+/// before or after the free ones; some contract over more than 512 values
+/// (the `gemm` crate's depth blocks); f16 and a permutation that is not the
+/// swap stay unfused; a scaled copy may follow, as the learning rate.
+pub fn transposed_dot() -> BoxedStrategy<Program> {
+    let size = || proptest::sample::select(vec![1i64, 2, 3, 5, 9, 17]);
+    let types = proptest::sample::select(vec![E::F32, E::F32, E::F64, E::F16]);
+    let depth = proptest::sample::select(vec![1i64, 5, 64, 600]);
+    (types, 0usize..=1, 1usize..=2, 1usize..=2, proptest::collection::vec(size(), 5), depth, any::<u8>())
+        .prop_flat_map(|(t, batch, lhs_free, rhs_free, sizes, depth, shape)| {
+            // Deep contractions keep one free dimension a side, no batch:
+            // the reference's loops stay short.
+            let (batch, lhs_free, rhs_free) = if depth > 64 { (0, 1, 1) } else { (batch, lhs_free, rhs_free) };
+            let bd: Vec<i64> = sizes[..batch].to_vec();
+            let lf: Vec<i64> = sizes[1..1 + lhs_free].to_vec();
+            let rf: Vec<i64> = sizes[3..3 + rhs_free].to_vec();
+            // lhs: [batch, contracting, free] when `shape` is odd (JAX's
+            // `dyᵀ` read in place), else [batch, free, contracting].
+            let first = shape % 2 == 1;
+            let lhs = if first { [&bd[..], &[depth], &lf].concat() } else { [&bd[..], &lf, &[depth]].concat() };
+            let rhs = [&bd[..], &[depth], &rf].concat();
+            let lc = if first { batch } else { batch + lhs_free };
+            let dn = json!({
+                "lhs_batch_dimensions": (0..batch as i64).collect::<Vec<_>>(),
+                "rhs_batch_dimensions": (0..batch as i64).collect::<Vec<_>>(),
+                "lhs_contracting_dimensions": [lc],
+                "rhs_contracting_dimensions": [batch],
+            });
+            let (nb, nl, nr) = (batch, lhs_free, rhs_free);
+            let mut permutation: Vec<usize> = (0..nb).chain(nb + nl..nb + nl + nr).chain(nb..nb + nl).collect();
+            if shape % 7 == 0 {
+                permutation.reverse();
+            }
+            (literal(t, lhs), literal(t, rhs), scalar(t), Just((dn, permutation, shape)))
+        })
+        .prop_map(|(l, r, rate, (dn, permutation, shape))| {
+            let mut b = Builder::default();
+            let (p, q, rate) = (b.param(l), b.param(r), b.param(rate.into()));
+            let d = b.push("DotGeneral", &[&p, &q], json!({"dimension_numbers": dn}));
+            let t = b.push("Transpose", &[&d], json!({"permutation": permutation}));
+            if shape % 3 == 0 {
+                b.push("Mul", &[&t, &rate], json!({}));
+            }
+            b.finish("transposed_dot")
+        })
+        .boxed()
+}
+
 pub fn generators() -> Vec<(&'static str, BoxedStrategy<Program>)> {
-    vec![("fused_chain", fused_chain())]
+    vec![("fused_chain", fused_chain()), ("transposed_dot", transposed_dot())]
 }

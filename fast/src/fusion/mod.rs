@@ -29,6 +29,11 @@
 //!   [`MAX_ROW`] elements. Blocks then hold whole rows, and each row folds
 //!   in the order the Reduce kernel folds it.
 //!
+//! Apart from those, an f32 or f64 Dot read only by a Transpose that puts
+//! the rhs free dimensions first (JAX's weight gradient `(dyᵀ·x)ᵀ`) is a
+//! group of two: the Dot writes its result transposed (swapping the GEMM's
+//! operands), bit for bit the Dot's values, and the copy is gone.
+//!
 //! Two runners: [`tiles`] for groups of one float type and the ops it
 //! knows (values in L1-sized tiles, no buffer per op), [`blocks`] for
 //! everything else (the engine's whole-array kernels on blocks).
@@ -38,7 +43,7 @@ mod choose;
 mod lanes;
 mod tiles;
 
-use xlaref_reference::ir::{BinaryOp, Computation, ComputationId, InstrId, Op};
+use xlaref_reference::ir::{BinaryOp, Computation, ComputationId, DotDims, InstrId, Op};
 use xlaref_reference::literal::{ArrayLiteral, Literal};
 use xlaref_reference::types::{ArrayShape, ElementType, Shape};
 use xlaref_reference::verify::VerifiedModule;
@@ -144,6 +149,45 @@ fn reads_in_place(c: &Computation, shapes: &[&Shape], user: InstrId, operand: In
     }
 }
 
+/// Whether instruction `t` is a Transpose of an f32 or f64 Dot (or
+/// DotGeneral) that moves the rhs free dimensions before the lhs free ones
+/// and keeps the batch dimensions in place: what
+/// `kernels::dot::dot_general_transposed` writes directly.
+fn transposes_dot(c: &Computation, shapes: &[&Shape], t: InstrId) -> bool {
+    let Op::Transpose { permutation } = &c.instructions[t].op else { return false };
+    let Some(&d) = c.instructions[t].operands.first() else { return false };
+    let Some(dims) = dot_dims(c, shapes, d) else { return false };
+    let typed = |i: InstrId| shapes[i].as_array().filter(|a| !a.is_dynamic()).map(|a| a.element_type);
+    let t_out = typed(d);
+    if !matches!(t_out, Some(ElementType::F32 | ElementType::F64)) || c.instructions[d].operands.iter().any(|&o| typed(o) != t_out) {
+        return false;
+    }
+    let rank = |i: usize| c.instructions[d].operands.get(i).and_then(|&o| shapes[o].as_array()).map_or(0, ArrayShape::rank);
+    let batch = dims.lhs_batch_dimensions.len();
+    let lhs_free = rank(0).saturating_sub(batch + dims.lhs_contracting_dimensions.len());
+    let rhs_free = rank(1).saturating_sub(batch + dims.rhs_contracting_dimensions.len());
+    let want: Vec<i64> =
+        (0..batch).chain(batch + lhs_free..batch + lhs_free + rhs_free).chain(batch..batch + lhs_free).map(|x| x as i64).collect();
+    lhs_free > 0 && rhs_free > 0 && *permutation == want
+}
+
+/// A Dot's or DotGeneral's dimension numbers.
+fn dot_dims(c: &Computation, shapes: &[&Shape], d: InstrId) -> Option<DotDims> {
+    match &c.instructions[d].op {
+        Op::Dot { .. } => {
+            let lhs = shapes[*c.instructions[d].operands.first()?].as_array()?;
+            Some(DotDims {
+                lhs_contracting_dimensions: vec![lhs.rank().checked_sub(1)? as i64],
+                rhs_contracting_dimensions: vec![0],
+                lhs_batch_dimensions: vec![],
+                rhs_batch_dimensions: vec![],
+            })
+        }
+        Op::DotGeneral { dimension_numbers, .. } => Some(dimension_numbers.clone()),
+        _ => None,
+    }
+}
+
 /// Finds the groups of computation `c` (`shapes[i]` is instruction `i`'s;
 /// `reducer(id)` the typed reducer computation `id` is, if any).
 ///
@@ -186,6 +230,17 @@ pub fn plan(c: &Computation, shapes: &[&Shape], reducer: impl Fn(ComputationId) 
         });
         group_of[i] = Some(g);
         groups[g].1.push(i);
+    }
+    // A Dot read only by a Transpose to (batch, rhs free, lhs free): the
+    // pair is a group whose Dot writes the transposed result directly.
+    for (t, instr) in c.instructions.iter().enumerate() {
+        if let Some(&d) = instr.operands.first() {
+            if group_of[t].is_none() && group_of[d].is_none() && d != c.root && users[d] == [t] && transposes_dot(c, shapes, t) {
+                groups.push((0, vec![t, d], None));
+                group_of[t] = Some(groups.len() - 1);
+                group_of[d] = group_of[t];
+            }
+        }
     }
     let mut plan = Plan::unfused(c);
     for (_, mut members, reduce) in groups.into_iter().filter(|(_, m, _)| m.len() > 1) {
@@ -321,6 +376,14 @@ pub fn run<'a>(
     value: impl Fn(InstrId) -> R<&'a Literal>,
 ) -> R<Literal> {
     let root = *members.last().ok_or_else(|| internal("empty fusion group"))?;
+    if let [d, t] = *members {
+        if let Some(dims) = transposes_dot(c, shapes, t).then(|| dot_dims(c, shapes, d)).flatten() {
+            let operand =
+                |k: usize| c.instructions[d].operands.get(k).ok_or_else(|| internal("dot operand")).and_then(|&o| array(value(o)?));
+            let out = shapes[d].as_array().ok_or_else(|| internal("dot result"))?;
+            return Ok(crate::kernels::dot::dot_general_transposed(operand(0)?, operand(1)?, &dims, out)?.into());
+        }
+    }
     let rows = match reducer {
         Some(op) => {
             let len = reduced_row(c, shapes, root, op).ok_or_else(|| internal("fused Reduce of another form"))?;

@@ -11,7 +11,7 @@ pub mod numeric;
 use rayon::prelude::*;
 use xlaref_reference::ir::{DotDims, Op};
 use xlaref_reference::literal::{ArrayLiteral, Literal};
-use xlaref_reference::types::{ArrayShape, Shape};
+use xlaref_reference::types::{ArrayShape, ElementType, Shape};
 use xlaref_reference::RunError;
 
 use super::gemm::{self, Elem, MatRef};
@@ -110,6 +110,8 @@ struct Plan {
     n: usize,
     k: usize,
     batches: usize,
+    /// Each batch's result written as its transpose, `[n][m]`.
+    transposed: bool,
 }
 
 impl SumOfProducts for Plan {
@@ -127,6 +129,15 @@ impl SumOfProducts for Plan {
         let one = |i: usize, c: &mut [T], parallel: bool| {
             if clock.passed() {
                 return Ok(());
+            }
+            if self.transposed {
+                // Cᵀ = Bᵀ·Aᵀ: the operands' strides swapped. Each element is
+                // the same sum of the same products in the same order (the
+                // `gemm` crate turns a row-major result into this very
+                // problem itself; `transposed_results_are_the_results_transposed`).
+                let bt = MatRef { data: &b, offset: b_starts[i], row_stride: b_cs, col_stride: b_rs };
+                let at = MatRef { data: &a, offset: a_starts[i], row_stride: a_cs, col_stride: a_rs };
+                return gemm::gemm(n, m, k, bt, at, c, m, parallel, clock);
             }
             let am = MatRef { data: &a, offset: a_starts[i], row_stride: a_rs, col_stride: a_cs };
             let bm = MatRef { data: &b, offset: b_starts[i], row_stride: b_rs, col_stride: b_cs };
@@ -148,6 +159,23 @@ impl SumOfProducts for Plan {
 /// DotGeneral — document §DotGeneral: result (batch, lhs free, rhs free),
 /// each element the sum over the contracting indices of lhs·rhs.
 pub fn dot_general(lhs: &ArrayLiteral, rhs: &ArrayLiteral, d: &DotDims, out: &ArrayShape) -> R<ArrayLiteral> {
+    dot_general_laid_out(lhs, rhs, d, out, false)
+}
+
+/// A DotGeneral followed by the Transpose to (batch, rhs free, lhs free)
+/// (JAX's weight gradients, `(dyᵀ·x)ᵀ`), written in that order directly:
+/// no result to copy. `out` is the Dot's own shape; the result has the
+/// Transpose's. Only for f32 and f64, whose GEMM is the `gemm` crate's:
+/// the values are then the Dot's, transposed, bit for bit.
+pub fn dot_general_transposed(lhs: &ArrayLiteral, rhs: &ArrayLiteral, d: &DotDims, out: &ArrayShape) -> R<ArrayLiteral> {
+    let t = out.element_type;
+    if !matches!(t, ElementType::F32 | ElementType::F64) || lhs.element_type() != t || rhs.element_type() != t {
+        return Err(internal("a transposed dot of another type"));
+    }
+    dot_general_laid_out(lhs, rhs, d, out, true)
+}
+
+fn dot_general_laid_out(lhs: &ArrayLiteral, rhs: &ArrayLiteral, d: &DotDims, out: &ArrayShape, transposed: bool) -> R<ArrayLiteral> {
     let (ls, rs) = (lhs.shape.strides(), rhs.shape.strides());
     let (ld, rd) = (lhs.dims(), rhs.dims());
     let dim = |dims: &[i64], i: i64| -> R<usize> {
@@ -178,6 +206,11 @@ pub fn dot_general(lhs: &ArrayLiteral, rhs: &ArrayLiteral, d: &DotDims, out: &Ar
     if want != out.dims || lk.sizes != rk.sizes {
         return Err(internal("dot result shape differs from the verified one"));
     }
+    let mut shape = out.clone();
+    if transposed {
+        // (batch, rhs free, lhs free)
+        shape.dims[lb.sizes.len()..].rotate_left(lm.sizes.len());
+    }
     let plan = Plan {
         m: lm.count(),
         n: rn.count(),
@@ -185,8 +218,9 @@ pub fn dot_general(lhs: &ArrayLiteral, rhs: &ArrayLiteral, d: &DotDims, out: &Ar
         batches: lb.count(),
         lhs: Operand { batch: lb, rows: lm, cols: lk },
         rhs: Operand { batch: rb, rows: rk, cols: rn },
+        transposed,
     };
-    numeric::run(&plan, lhs, rhs, out)
+    numeric::run(&plan, lhs, rhs, &shape)
 }
 
 /// A strided view copied out row-major: element `idx` of the result is
@@ -224,4 +258,59 @@ pub fn gather<T: Copy + Send + Sync>(data: &[T], start: usize, sizes: &[usize], 
         fill(0, &mut out);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use xlaref_reference::literal::Data;
+
+    /// Whether the `gemm` crate's sums depend on the result's orientation:
+    /// the transposed fold relies on them not doing so.
+    #[test]
+    fn transposed_results_are_the_results_transposed() {
+        let dims = DotDims {
+            lhs_contracting_dimensions: vec![1],
+            rhs_contracting_dimensions: vec![0],
+            lhs_batch_dimensions: vec![],
+            rhs_batch_dimensions: vec![],
+        };
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            ((seed >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        };
+        for (m, n, k) in
+            [(1, 1, 1), (1, 7, 3), (7, 1, 3), (2, 3, 1), (5, 17, 33), (64, 48, 700), (130, 33, 1500), (300, 257, 64), (256, 200, 2100)]
+        {
+            let a: Vec<f64> = (0..m * k).map(|_| next()).collect();
+            let b: Vec<f64> = (0..k * n).map(|_| next()).collect();
+            let af: Vec<f32> = a.iter().map(|&x| x as f32).collect();
+            let bf: Vec<f32> = b.iter().map(|&x| x as f32).collect();
+            for (l, r) in [
+                (ArrayLiteral::from_vec(vec![m as i64, k as i64], a.clone()), ArrayLiteral::from_vec(vec![k as i64, n as i64], b.clone())),
+                (
+                    ArrayLiteral::from_vec(vec![m as i64, k as i64], af.clone()),
+                    ArrayLiteral::from_vec(vec![k as i64, n as i64], bf.clone()),
+                ),
+            ] {
+                let out = ArrayShape::new(l.element_type(), vec![m as i64, n as i64]);
+                let c = dot_general(&l, &r, &dims, &out).expect("dot");
+                let t = dot_general_transposed(&l, &r, &dims, &out).expect("transposed dot");
+                assert_eq!(t.dims(), [n as i64, m as i64]);
+                let bits = |x: &ArrayLiteral, i: usize| match &x.data {
+                    Data::F32(v) => v[i].to_bits() as u64,
+                    Data::F64(v) => v[i].to_bits(),
+                    _ => unreachable!(),
+                };
+                for i in 0..m {
+                    for j in 0..n {
+                        assert_eq!(bits(&c, i * n + j), bits(&t, j * m + i), "{m}x{n}x{k} at ({i}, {j})");
+                    }
+                }
+            }
+        }
+    }
 }
