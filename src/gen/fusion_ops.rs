@@ -37,7 +37,7 @@ fn unary_ops(t: ElementType) -> &'static [&'static str] {
     if t.is_integer() {
         &["Neg", "Abs", "Not", "Sign", "Clz", "PopulationCount"]
     } else {
-        &["Neg", "Abs", "Exp", "Tanh", "Log", "Sqrt", "Logistic", "Floor", "Erf", "Cbrt", "Rsqrt"]
+        &["Neg", "Abs", "Exp", "Tanh", "Log", "Sqrt", "Logistic", "Floor", "Erf", "Erfc", "Cbrt", "Rsqrt"]
     }
 }
 

@@ -249,6 +249,24 @@ pub trait FFloat: Copy + Default + Send + Sync + 'static {
     fn tanh_into(v: &[Self], out: &mut [Self]) {
         super::each_into(v, out, |x| Self::down(x.up().tanh()))
     }
+    /// Erf of every element: in the wide type, rounded once, except where
+    /// a type has a faster whole-array kernel (f32, `elem::erf`).
+    fn erf_all(v: &[Self]) -> Vec<Self> {
+        crate::par::map_heavy(v, |x| Self::down(x.up().erf()))
+    }
+    /// [`FFloat::erf_all`] into `out`, on this thread (for fused tiles).
+    fn erf_into(v: &[Self], out: &mut [Self]) {
+        super::each_into(v, out, |x| Self::down(x.up().erf()))
+    }
+    /// Erfc of every element: `libm::erfc` in f64, rounded once, except
+    /// where a type has a faster whole-array kernel (f32, `elem::erf`).
+    fn erfc_all(v: &[Self]) -> Vec<Self> {
+        crate::par::map_heavy(v, |x| Self::down(Self::W::from_f64(libm::erfc(x.up().to_f64()))))
+    }
+    /// [`FFloat::erfc_all`] into `out`, on this thread (for fused tiles).
+    fn erfc_into(v: &[Self], out: &mut [Self]) {
+        super::each_into(v, out, |x| Self::down(Self::W::from_f64(libm::erfc(x.up().to_f64()))))
+    }
     /// `fold_any_order(acc, xs, op)` in vector lanes, bit for bit, where
     /// this type and CPU have them (`kernels::reduce::row_lanes`).
     fn fold_row(op: crate::kernels::reduce::LaneOp, acc: Self, xs: &[Self]) -> Option<Self> {
@@ -289,6 +307,18 @@ impl FFloat for f32 {
     }
     fn tanh_into(v: &[f32], out: &mut [f32]) {
         super::tanh::tanh_f32_into(v, out)
+    }
+    fn erf_all(v: &[f32]) -> Vec<f32> {
+        super::erf::erf_f32_all(v)
+    }
+    fn erf_into(v: &[f32], out: &mut [f32]) {
+        super::erf::erf_f32_into(v, out)
+    }
+    fn erfc_all(v: &[f32]) -> Vec<f32> {
+        super::erf::erfc_f32_all(v)
+    }
+    fn erfc_into(v: &[f32], out: &mut [f32]) {
+        super::erf::erfc_f32_into(v, out)
     }
     fn fold_row(op: crate::kernels::reduce::LaneOp, acc: f32, xs: &[f32]) -> Option<f32> {
         crate::kernels::reduce::fold_row_f32(op, acc, xs)

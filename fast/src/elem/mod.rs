@@ -4,6 +4,7 @@
 pub mod complex;
 pub mod complex_inverse;
 pub mod convert;
+pub mod erf;
 pub mod exp;
 pub mod f32_math;
 pub mod f8;

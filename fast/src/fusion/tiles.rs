@@ -1,6 +1,6 @@
 //! The typed fusion runner: a group whose values are all of one float type
 //! (f32, f64, f16, bf16) and whose members are unary and binary arithmetic
-//! ([`float_unary_fn`], [`float_binary_fn`], Exp and Tanh), Compare and
+//! ([`float_unary_fn`], [`float_binary_fn`], Exp, Tanh, Erf, Erfc), Compare and
 //! Select (their predicates as markers of the float type, `choose.rs`),
 //! reshapes and broadcasts, optionally ending in a Reduce of rows.
 //!
@@ -77,6 +77,9 @@ enum Kind<'a, T> {
     Exp,
     /// Tanh: f32's whole-array kernel works on slices (`elem::tanh`).
     Tanh,
+    /// Erf and Erfc: likewise (`elem::erf`).
+    Erf,
+    Erfc,
     Binary(BinaryOp),
     /// Compare: markers of the group's type (`choose.rs`).
     Compare(Direction, bool),
@@ -152,6 +155,8 @@ fn typed<'a, T: FFloat + Elem + ChainFloat>(
         let kind = match &instr.op {
             Op::Unary(UnaryOp::Exp) => Kind::Exp,
             Op::Unary(UnaryOp::Tanh) => Kind::Tanh,
+            Op::Unary(UnaryOp::Erf) => Kind::Erf,
+            Op::Unary(UnaryOp::Erfc) => Kind::Erfc,
             Op::Unary(u) => {
                 float_unary_fn::<T, _>(*u, Probe)?;
                 Kind::Unary(*u)
@@ -551,8 +556,13 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
                 let one = float_unary_fn(*op, OnTile { x, out: &mut buffer }).ok_or_else(|| internal("fused unary op"))?;
                 Ok(put_back(s, step.slot, buffer, one))
             }
-            Kind::Exp | Kind::Tanh => {
-                let into = if matches!(step.kind, Kind::Exp) { T::exp_into } else { T::tanh_into };
+            Kind::Exp | Kind::Tanh | Kind::Erf | Kind::Erfc => {
+                let into = match step.kind {
+                    Kind::Exp => T::exp_into,
+                    Kind::Tanh => T::tanh_into,
+                    Kind::Erf => T::erf_into,
+                    _ => T::erfc_into,
+                };
                 let mut buffer = take_slot(s, step.slot, len);
                 let x = side(s, input(0)?, start, len);
                 let one = match x {

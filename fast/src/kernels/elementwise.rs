@@ -302,6 +302,8 @@ fn float_unary<T: FFloat + xlaref_reference::literal::Stored>(op: UnaryOp, v: &[
         IsNegInf => return Ok(Data::Pred(par::map(v, |x| x.up().to_f64() == f64::NEG_INFINITY))),
         Exp => T::exp_all(v),
         Tanh => T::tanh_all(v),
+        Erf => T::erf_all(v),
+        Erfc => T::erfc_all(v),
         Sin => trig(v, Wide::sin_near, Wide::sin),
         Cos => trig(v, Wide::cos_near, Wide::cos),
         Tan => trig(v, Wide::tan_near, Wide::tan),
@@ -313,7 +315,7 @@ fn float_unary<T: FFloat + xlaref_reference::literal::Stored>(op: UnaryOp, v: &[
 
 /// The element function of float unary op `op`, handed to `u`; None for
 /// the ops that are not one function of one element to the same type
-/// (the predicates, Exp and the trigonometric functions, which have
+/// (the predicates, Exp, Erf, Erfc and the trigonometric functions, which have
 /// whole-array kernels, and Real and Conj).
 pub(crate) fn float_unary_fn<T: FFloat, U: UnaryUse<T>>(op: UnaryOp, u: U) -> Option<U::Out> {
     use UnaryOp::*;
@@ -348,7 +350,6 @@ pub(crate) fn float_unary_fn<T: FFloat, U: UnaryUse<T>>(op: UnaryOp, u: U) -> Op
         // the campaign, logistic(-0.00055)).
         Logistic => u.apply(f!(Wide::logistic), true),
         Tanh => u.apply(f!(Wide::tanh), true),
-        Erf => u.apply(f!(Wide::erf), true),
         // CHLO extension ops: evaluated in f64 (the platform's libm, or
         // elem::special), rounded once; narrow types round through f32.
         Sinh => u.apply(g!(f64::sinh), true),
@@ -359,7 +360,6 @@ pub(crate) fn float_unary_fn<T: FFloat, U: UnaryUse<T>>(op: UnaryOp, u: U) -> Op
         Asinh => u.apply(g!(special::asinh), true),
         Acosh => u.apply(g!(special::acosh), true),
         Atanh => u.apply(g!(f64::atanh), true),
-        Erfc => u.apply(g!(libm::erfc), true),
         ErfInv => u.apply(g!(special::erf_inv), true),
         Lgamma => u.apply(g!(special::lgamma), true),
         Digamma => u.apply(g!(special::digamma), true),
