@@ -14,6 +14,9 @@
 //! one IEEE operation (Rsqrt two: `1 / sqrt(x)`, as the whole-array kernel
 //! computes it), so a lane computes exactly what the element function of
 //! `kernels::elementwise` computes for f32 and f64, NaN payloads aside.
+//! Compare (IEEE, not the total order) and Select are members too, on the
+//! markers of `choose.rs`: a comparison gives bits one or zero, Select
+//! picks by the marker's bits, exactly as the tiles do.
 //! For f32 also Exp and Tanh: their lanes are the very functions the
 //! whole-array kernels apply on AVX-512 (`elem::exp`, `elem::tanh`), so a
 //! GELU or a softmax numerator is one pass per tile and still equals the
@@ -21,6 +24,7 @@
 //! Exp and Tanh members run on their own, as before.)
 
 use crate::isa::{isa, Isa};
+use xlaref_reference::ir::Direction;
 
 /// A chain member's operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,6 +41,11 @@ pub(super) enum LinkOp {
     Exp,
     /// f32 only.
     Tanh,
+    /// IEEE comparison (not the total order) to a marker of the type
+    /// (`choose.rs`: bits one for true, zero for false).
+    Compare(Direction),
+    /// `a`'s marker true: `b`, else `c`.
+    Select,
 }
 
 /// A chain member's operand at the current positions.
@@ -50,13 +59,14 @@ pub(super) enum Arg<T> {
     One(T),
 }
 
-/// One member: `op(a, b)` (`b` unused by the unary ones), stored to
-/// `store[p]` when `store` is not null.
+/// One member: `op(a, b)` (`b` unused by the unary ones; `c` only by
+/// Select), stored to `store[p]` when `store` is not null.
 #[derive(Clone, Copy)]
 pub(super) struct Link<T> {
     pub op: LinkOp,
     pub a: Arg<T>,
     pub b: Arg<T>,
+    pub c: Arg<T>,
     pub store: *mut T,
 }
 
@@ -111,10 +121,11 @@ macro_rules! chain_impl {
     ($t:ty, $module:ident, $vec:ty, $mask:ty, $lanes:expr,
      $maskz_loadu:ident, $mask_storeu:ident, $set1:ident,
      $add:ident, $sub:ident, $mul:ident, $div:ident, $sqrt:ident, $xor:ident, $andnot:ident,
+     $cmp:ident, $maskz_mov:ident, $blend:ident, $cast_int:ident, $test:ident,
      transcendental: $transcendental:expr, $exp:path, $tanh:path, $row:path) => {
         #[cfg(target_arch = "x86_64")]
         mod $module {
-            use super::{Arg, Link, LinkOp, PARTIAL_SUMS};
+            use super::{Arg, Direction, Link, LinkOp, PARTIAL_SUMS};
             use std::arch::x86_64::*;
             use $row as row;
 
@@ -236,6 +247,21 @@ macro_rules! chain_impl {
                         }
                         LinkOp::Exp => r = heavy(exp_regs, a),
                         LinkOp::Tanh => r = heavy(tanh_regs, a),
+                        LinkOp::Compare(d) => {
+                            let b = arg(l.b, &v, at, &masks);
+                            // The marker true: bits one (`choose.rs`).
+                            let yes = $set1(<$t>::from_bits(1));
+                            for k in 0..UNROLL {
+                                r[k] = $maskz_mov(compare(d, a[k], b[k]), yes);
+                            }
+                        }
+                        LinkOp::Select => {
+                            let (b, c) = (arg(l.b, &v, at, &masks), arg(l.c, &v, at, &masks));
+                            for k in 0..UNROLL {
+                                let bits = $cast_int(a[k]);
+                                r[k] = $blend($test(bits, bits), c[k], b[k]);
+                            }
+                        }
                     }
                     v = r;
                     if !l.store.is_null() {
@@ -264,6 +290,20 @@ macro_rules! chain_impl {
             unsafe fn tanh_regs(a: &Regs, r: &mut Regs) {
                 for k in 0..UNROLL {
                     r[k] = $tanh(a[k]);
+                }
+            }
+
+            /// The lanes where `a d b` holds, as IEEE compares (a NaN
+            /// operand: only Ne holds), what `choose::compare_tile` computes.
+            #[inline(always)]
+            unsafe fn compare(d: Direction, a: $vec, b: $vec) -> $mask {
+                match d {
+                    Direction::Eq => $cmp::<_CMP_EQ_OQ>(a, b),
+                    Direction::Ne => $cmp::<_CMP_NEQ_UQ>(a, b),
+                    Direction::Lt => $cmp::<_CMP_LT_OQ>(a, b),
+                    Direction::Le => $cmp::<_CMP_LE_OQ>(a, b),
+                    Direction::Gt => $cmp::<_CMP_GT_OQ>(a, b),
+                    Direction::Ge => $cmp::<_CMP_GE_OQ>(a, b),
                 }
             }
 
@@ -343,6 +383,11 @@ chain_impl!(
     _mm512_sqrt_ps,
     _mm512_xor_ps,
     _mm512_andnot_ps,
+    _mm512_cmp_ps_mask,
+    _mm512_maskz_mov_ps,
+    _mm512_mask_blend_ps,
+    _mm512_castps_si512,
+    _mm512_test_epi32_mask,
     transcendental: true,
     crate::elem::exp::lanes::exp16_tabled,
     crate::elem::tanh::lanes::tanh16,
@@ -364,6 +409,11 @@ chain_impl!(
     _mm512_sqrt_pd,
     _mm512_xor_pd,
     _mm512_andnot_pd,
+    _mm512_cmp_pd_mask,
+    _mm512_maskz_mov_pd,
+    _mm512_mask_blend_pd,
+    _mm512_castpd_si512,
+    _mm512_test_epi64_mask,
     transcendental: false,
     super::no_lanes,
     super::no_lanes,

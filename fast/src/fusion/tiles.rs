@@ -251,6 +251,8 @@ fn link_op<T>(kind: &Kind<T>) -> Option<LinkOp> {
         Kind::Unary(UnaryOp::Rsqrt) => LinkOp::Rsqrt,
         Kind::Exp => LinkOp::Exp,
         Kind::Tanh => LinkOp::Tanh,
+        Kind::Compare(d, false) => LinkOp::Compare(*d),
+        Kind::Select => LinkOp::Select,
         _ => return None,
     })
 }
@@ -442,8 +444,8 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
         let fold_operand = self.fold.as_ref().map(|f| f.operand);
         for j in run.clone() {
             let step = &self.steps[j];
-            let mut args = [Arg::One(T::default()); 2];
-            for (k, &src) in step.inputs.iter().enumerate().take(2) {
+            let mut args = [Arg::One(T::default()); 3];
+            for (k, &src) in step.inputs.iter().enumerate().take(3) {
                 args[k] = match src {
                     Src::Member(m) if m >= run.start => match s.link_of[m - run.start] {
                         Some(l) if l + 1 == s.links.len() => Arg::Prev,
@@ -468,7 +470,7 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
                     Src::One(x) => Arg::One(x),
                 };
             }
-            let arity = step.inputs.len().min(2);
+            let arity = step.inputs.len().min(3);
             if args[..arity].iter().all(|a| matches!(a, Arg::One(_))) {
                 // The same value at every position: computed once.
                 let value = self.step(step, s, start, len)?;
@@ -478,7 +480,7 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
             }
             let op = step.link.ok_or_else(|| internal("chain step without a link"))?;
             s.link_of.push(Some(s.links.len()));
-            s.links.push(Link { op, a: args[0], b: args[1], store: std::ptr::null_mut() });
+            s.links.push(Link { op, a: args[0], b: args[1], c: args[2], store: std::ptr::null_mut() });
             // A view for now; the slot holds the values only if stored.
             s.views.push(View::Slot(step.slot));
         }
