@@ -240,3 +240,39 @@ fn a_transposed_weight_gradient_is_written_transposed() {
         }
     }
 }
+
+/// Attention's `q·kᵀ / 8`: the Dot scales its sums as it stores them,
+/// bit for bit the Dot and then the Div.
+#[test]
+fn a_dot_divided_by_a_power_of_two_scales_its_sums() {
+    let module = r#"{"format": "xla-json/1", "computations": {"main": {
+      "params": [{"name": "q", "shape": "f32[2,40,64]"}, {"name": "k", "shape": "f32[2,30,64]"}],
+      "instructions": [
+        {"name": "eight", "op": "Constant", "shape": "f32[]", "literal": 8.0},
+        {"name": "b", "op": "Broadcast", "operands": ["eight"], "broadcast_sizes": [2, 40, 30]},
+        {"name": "s", "op": "DotGeneral", "operands": ["q", "k"], "dimension_numbers": {"lhs_contracting_dimensions": [2],
+          "rhs_contracting_dimensions": [2], "lhs_batch_dimensions": [0], "rhs_batch_dimensions": [0]}},
+        {"name": "d", "op": "Div", "operands": ["s", "b"]}]}}}"#;
+    let m = xlaref_reference::json::parse_module(module, Default::default()).expect("reads");
+    let module = xlaref_reference::verify::verify(m, &Default::default()).expect("verifies");
+    assert_eq!(xlaref_fast::fusion_groups(&module), vec![vec![3, 4, 5]]);
+    use xlaref_reference::literal::{ArrayLiteral, Literal};
+    let q: Vec<f32> = (0..2 * 40 * 64).map(|i| ((i * 37) % 101) as f32 / 64.0 - 0.7).collect();
+    let k: Vec<f32> = (0..2 * 30 * 64).map(|i| ((i * 13) % 29) as f32 / 8.0 - 1.5).collect();
+    let args: Vec<Literal> =
+        vec![ArrayLiteral::from_vec(vec![2, 40, 64], q.clone()).into(), ArrayLiteral::from_vec(vec![2, 30, 64], k.clone()).into()];
+    let bits = |l: &Literal| l.as_array().and_then(|a| a.typed::<f32>()).map(|v| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+    let fused = xlaref_fast::run_borrowed(&module, &args, &mut env()).expect("runs");
+    let unfused = xlaref_fast::run_unfused(&module, &args, &mut env()).expect("runs");
+    assert_eq!(bits(&fused), bits(&unfused));
+    let got = fused.as_array().and_then(|a| a.typed::<f32>()).expect("f32 result").to_vec();
+    for h in 0..2 {
+        for i in 0..40 {
+            for j in 0..30 {
+                let terms = (0..64).map(|d| q[(h * 40 + i) * 64 + d] as f64 * k[(h * 30 + j) * 64 + d] as f64);
+                let (exact, size): (f64, f64) = terms.fold((0.0, 0.0), |(s, a), t| (s + t, a + t.abs()));
+                assert!((got[(h * 40 + i) * 30 + j] as f64 - exact / 8.0).abs() <= size * 1e-5, "({h}, {i}, {j})");
+            }
+        }
+    }
+}

@@ -162,7 +162,9 @@ pub fn fused_chain() -> BoxedStrategy<Program> {
 /// Dot's result transposed (`fusion/mod.rs`). Contracting dimensions come
 /// before or after the free ones; some contract over more than 512 values
 /// (the `gemm` crate's depth blocks); f16 and a permutation that is not the
-/// swap stay unfused; a scaled copy may follow, as the learning rate.
+/// swap stay unfused; a scaled copy may follow, as the learning rate. A
+/// fifth are scaled instead of transposed: by a power of two (fused into
+/// the Dot up to 512 contracted values) or not, a scalar or broadcast.
 pub fn transposed_dot() -> BoxedStrategy<Program> {
     let size = || proptest::sample::select(vec![1i64, 2, 3, 5, 9, 17]);
     let types = proptest::sample::select(vec![E::F32, E::F32, E::F64, E::F16]);
@@ -192,12 +194,22 @@ pub fn transposed_dot() -> BoxedStrategy<Program> {
             if shape % 7 == 0 {
                 permutation.reverse();
             }
-            (literal(t, lhs), literal(t, rhs), scalar(t), Just((dn, permutation, shape)))
+            let out = [&bd[..], &lf, &rf].concat();
+            (literal(t, lhs), literal(t, rhs), scalar(t), Just((dn, permutation, shape, t, out)))
         })
-        .prop_map(|(l, r, rate, (dn, permutation, shape))| {
+        .prop_map(|(l, r, rate, (dn, permutation, shape, t, out))| {
             let mut b = Builder::default();
             let (p, q, rate) = (b.param(l), b.param(r), b.param(rate.into()));
             let d = b.push("DotGeneral", &[&p, &q], json!({"dimension_numbers": dn}));
+            if shape % 5 == 0 {
+                // Scaled instead: by a power of two (the Dot scales its
+                // sums, `fusion/mod.rs`) or not, as a scalar or broadcast.
+                let factor = [8.0, 0.25, 3.0, -0.5][(shape / 5) as usize % 4];
+                let k = b.constant(&scalar_of(t, factor));
+                let k = if shape % 2 == 0 { b.push("Broadcast", &[&k], json!({"broadcast_sizes": out})) } else { k };
+                b.push(if shape % 3 == 0 { "Mul" } else { "Div" }, &[&d, &k], json!({}));
+                return b.finish("transposed_dot");
+            }
             let t = b.push("Transpose", &[&d], json!({"permutation": permutation}));
             if shape % 3 == 0 {
                 b.push("Mul", &[&t, &rate], json!({}));
@@ -205,6 +217,16 @@ pub fn transposed_dot() -> BoxedStrategy<Program> {
             b.finish("transposed_dot")
         })
         .boxed()
+}
+
+/// A scalar literal of float type `t`.
+fn scalar_of(t: ElementType, v: f64) -> xlaref_reference::literal::Literal {
+    use xlaref_reference::literal::ArrayLiteral;
+    match t {
+        E::F64 => ArrayLiteral::from_vec(vec![], vec![v]).into(),
+        E::F16 => ArrayLiteral::from_vec(vec![], vec![half::f16::from_f64(v)]).into(),
+        _ => ArrayLiteral::from_vec(vec![], vec![v as f32]).into(),
+    }
 }
 
 pub fn generators() -> Vec<(&'static str, BoxedStrategy<Program>)> {

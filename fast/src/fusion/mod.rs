@@ -32,7 +32,9 @@
 //! Apart from those, an f32 or f64 Dot read only by a Transpose that puts
 //! the rhs free dimensions first (JAX's weight gradient `(dyᵀ·x)ᵀ`) is a
 //! group of two: the Dot writes its result transposed (swapping the GEMM's
-//! operands), bit for bit the Dot's values, and the copy is gone.
+//! operands), bit for bit the Dot's values, and the copy is gone. And a
+//! Dot read only by a Mul or Div by a power of two (attention's `/ √64`)
+//! scales its sums as it stores them, which is exact either way.
 //!
 //! Two runners: [`tiles`] for groups of one float type and the ops it
 //! knows (values in L1-sized tiles, no buffer per op), [`blocks`] for
@@ -171,6 +173,63 @@ fn transposes_dot(c: &Computation, shapes: &[&Shape], t: InstrId) -> bool {
     lhs_free > 0 && rhs_free > 0 && *permutation == want
 }
 
+/// The Dot that Mul or Div `s` scales by a power of two, and the scale
+/// (`kernels::dot::dot_general_scaled` applies it exactly): an f32 or f64
+/// Dot contracting at most 512 values, times or divided by a scalar
+/// constant (or a broadcast of one) that is a power of two whose
+/// reciprocal is a normal number of the type too.
+fn scaled_dot(c: &Computation, shapes: &[&Shape], s: InstrId) -> Option<(InstrId, f64)> {
+    let instr = &c.instructions[s];
+    let Op::Binary { op, .. } = &instr.op else { return None };
+    let [x, y] = instr.operands[..] else { return None };
+    let is_dot = |i: InstrId| matches!(c.instructions[i].op, Op::Dot { .. } | Op::DotGeneral { .. });
+    let (d, k, divide) = match op {
+        BinaryOp::Div => (x, y, true),
+        BinaryOp::Mul if is_dot(x) => (x, y, false),
+        BinaryOp::Mul => (y, x, false),
+        _ => return None,
+    };
+    let dims = dot_dims(c, shapes, d)?;
+    let out = shapes[d].as_array().filter(|a| !a.is_dynamic())?;
+    let t = out.element_type;
+    let typed = |i: InstrId| shapes[i].as_array().map(|a| a.element_type);
+    if !matches!(t, ElementType::F32 | ElementType::F64)
+        || c.instructions[d].operands.iter().any(|&o| typed(o) != Some(t))
+        || shapes[s].as_array().map(|a| (&a.dims, a.element_type)) != Some((&out.dims, t))
+    {
+        return None;
+    }
+    let lhs = shapes[*c.instructions[d].operands.first()?].as_array()?;
+    let depth = dims
+        .lhs_contracting_dimensions
+        .iter()
+        .try_fold(1usize, |n, &i| n.checked_mul(usize::try_from(*lhs.dims.get(usize::try_from(i).ok()?)?).ok()?))?;
+    if depth > 512 {
+        return None;
+    }
+    let p = scalar_constant(c, k)?;
+    let scale = if divide { 1.0 / p } else { p };
+    let (min_exp, max_exp) = if t == ElementType::F32 { (-126, 127) } else { (-1022, 1023) };
+    let power_of_two = |v: f64| {
+        let exponent = ((v.to_bits() >> 52) & 0x7ff) as i64 - 1023;
+        v.is_normal() && v.to_bits() & ((1u64 << 52) - 1) == 0 && (min_exp..=max_exp).contains(&exponent)
+    };
+    (power_of_two(p) && power_of_two(scale)).then_some((d, scale))
+}
+
+/// The value of a one-element Constant, or of a broadcast of one.
+fn scalar_constant(c: &Computation, k: InstrId) -> Option<f64> {
+    let instr = &c.instructions[k];
+    match &instr.op {
+        Op::Constant { literal } => {
+            let a = literal.as_array().filter(|a| a.element_count() == 1)?;
+            a.typed::<f32>().map(|v| v[0] as f64).or_else(|| a.typed::<f64>().map(|v| v[0]))
+        }
+        Op::Broadcast { .. } | Op::BroadcastInDim { .. } => scalar_constant(c, *instr.operands.first()?),
+        _ => None,
+    }
+}
+
 /// A Dot's or DotGeneral's dimension numbers.
 fn dot_dims(c: &Computation, shapes: &[&Shape], d: InstrId) -> Option<DotDims> {
     match &c.instructions[d].op {
@@ -242,9 +301,31 @@ pub fn plan(c: &Computation, shapes: &[&Shape], reducer: impl Fn(ComputationId) 
             }
         }
     }
+    // A Dot read only by a Mul or Div by a power of two (and the broadcast
+    // of that scalar, if it is the rest of the Mul's group): the Dot
+    // scales its sums as it stores them.
+    for s in 0..n {
+        let Some((d, _)) = scaled_dot(c, shapes, s) else { continue };
+        if group_of[d].is_some() || d == c.root || users[d] != [s] {
+            continue;
+        }
+        let scale_operand = c.instructions[s].operands.iter().copied().find(|&o| o != d);
+        let g = match group_of[s] {
+            None => {
+                groups.push((0, vec![s], None));
+                groups.len() - 1
+            }
+            Some(g) if groups[g].1.first() == Some(&s) && groups[g].1.iter().all(|&m| m == s || Some(m) == scale_operand) => g,
+            Some(_) => continue,
+        };
+        groups[g].1.push(d);
+        group_of[s] = Some(g);
+        group_of[d] = Some(g);
+    }
     let mut plan = Plan::unfused(c);
     for (_, mut members, reduce) in groups.into_iter().filter(|(_, m, _)| m.len() > 1) {
-        members.reverse();
+        // Program order, the root last.
+        members.sort_unstable();
         let g = plan.groups.len();
         for &m in &members {
             plan.roles[m] = Role::Member;
@@ -376,13 +457,18 @@ pub fn run<'a>(
     value: impl Fn(InstrId) -> R<&'a Literal>,
 ) -> R<Literal> {
     let root = *members.last().ok_or_else(|| internal("empty fusion group"))?;
-    if let [d, t] = *members {
-        if let Some(dims) = transposes_dot(c, shapes, t).then(|| dot_dims(c, shapes, d)).flatten() {
-            let operand =
-                |k: usize| c.instructions[d].operands.get(k).ok_or_else(|| internal("dot operand")).and_then(|&o| array(value(o)?));
-            let out = shapes[d].as_array().ok_or_else(|| internal("dot result"))?;
+    // A Dot heads its group (with the broadcast of its scale, if any).
+    if let Some(&d) = members.iter().find(|&&d| matches!(c.instructions[d].op, Op::Dot { .. } | Op::DotGeneral { .. })) {
+        let operand = |k: usize| c.instructions[d].operands.get(k).ok_or_else(|| internal("dot operand")).and_then(|&o| array(value(o)?));
+        let dims = dot_dims(c, shapes, d).ok_or_else(|| internal("dot dimensions"))?;
+        let out = shapes[d].as_array().ok_or_else(|| internal("dot result"))?;
+        if transposes_dot(c, shapes, root) {
             return Ok(crate::kernels::dot::dot_general_transposed(operand(0)?, operand(1)?, &dims, out)?.into());
         }
+        if let Some((_, scale)) = scaled_dot(c, shapes, root) {
+            return Ok(crate::kernels::dot::dot_general_scaled(operand(0)?, operand(1)?, &dims, out, scale)?.into());
+        }
+        return Err(internal("a fused Dot of another form"));
     }
     let rows = match reducer {
         Some(op) => {

@@ -17,6 +17,7 @@ use xlaref_reference::RunError;
 use super::gemm::{self, Elem, MatRef};
 use crate::exec::Executor;
 use crate::internal;
+use crate::par;
 use numeric::SumOfProducts;
 
 type R<T> = Result<T, RunError>;
@@ -112,6 +113,8 @@ struct Plan {
     batches: usize,
     /// Each batch's result written as its transpose, `[n][m]`.
     transposed: bool,
+    /// Every sum times this (1, or a power of two: `dot_general_scaled`).
+    scale: f64,
 }
 
 impl SumOfProducts for Plan {
@@ -141,7 +144,16 @@ impl SumOfProducts for Plan {
             }
             let am = MatRef { data: &a, offset: a_starts[i], row_stride: a_rs, col_stride: a_cs };
             let bm = MatRef { data: &b, offset: b_starts[i], row_stride: b_rs, col_stride: b_cs };
-            gemm::gemm(m, n, k, am, bm, c, n, parallel, clock)
+            gemm::gemm(m, n, k, am, bm, c, n, parallel, clock)?;
+            if self.scale != 1.0 {
+                // While this batch's result is still in the cache: the
+                // rounded sums times the scale, the Mul or Div's values.
+                par::simd(
+                    #[inline(always)]
+                    || c.iter_mut().for_each(|x| *x = x.times(self.scale)),
+                );
+            }
+            Ok(())
         };
         let flops = (m as f64) * (n as f64) * (k as f64);
         let threads = rayon::current_num_threads();
@@ -159,7 +171,22 @@ impl SumOfProducts for Plan {
 /// DotGeneral — document §DotGeneral: result (batch, lhs free, rhs free),
 /// each element the sum over the contracting indices of lhs·rhs.
 pub fn dot_general(lhs: &ArrayLiteral, rhs: &ArrayLiteral, d: &DotDims, out: &ArrayShape) -> R<ArrayLiteral> {
-    dot_general_laid_out(lhs, rhs, d, out, false)
+    dot_general_laid_out(lhs, rhs, d, out, false, 1.0)
+}
+
+/// A DotGeneral times a power of two `scale` (attention's `q·kᵀ / √d`
+/// with d = 64), applied to each batch's result right after its GEMM,
+/// while it is in the cache: bit for bit the Dot followed by the Mul or
+/// Div, because a power of two times the rounded sum is the same real
+/// value as the sum divided by its reciprocal. f32 and f64 only. (The
+/// `gemm` crate's own `beta` is not this: with it, subnormal and
+/// overflowing results differed from the Dot-then-Div in the last bits.)
+pub fn dot_general_scaled(lhs: &ArrayLiteral, rhs: &ArrayLiteral, d: &DotDims, out: &ArrayShape, scale: f64) -> R<ArrayLiteral> {
+    let t = out.element_type;
+    if !matches!(t, ElementType::F32 | ElementType::F64) || lhs.element_type() != t || rhs.element_type() != t {
+        return Err(internal("a scaled dot of another type"));
+    }
+    dot_general_laid_out(lhs, rhs, d, out, false, scale)
 }
 
 /// A DotGeneral followed by the Transpose to (batch, rhs free, lhs free)
@@ -172,10 +199,17 @@ pub fn dot_general_transposed(lhs: &ArrayLiteral, rhs: &ArrayLiteral, d: &DotDim
     if !matches!(t, ElementType::F32 | ElementType::F64) || lhs.element_type() != t || rhs.element_type() != t {
         return Err(internal("a transposed dot of another type"));
     }
-    dot_general_laid_out(lhs, rhs, d, out, true)
+    dot_general_laid_out(lhs, rhs, d, out, true, 1.0)
 }
 
-fn dot_general_laid_out(lhs: &ArrayLiteral, rhs: &ArrayLiteral, d: &DotDims, out: &ArrayShape, transposed: bool) -> R<ArrayLiteral> {
+fn dot_general_laid_out(
+    lhs: &ArrayLiteral,
+    rhs: &ArrayLiteral,
+    d: &DotDims,
+    out: &ArrayShape,
+    transposed: bool,
+    scale: f64,
+) -> R<ArrayLiteral> {
     let (ls, rs) = (lhs.shape.strides(), rhs.shape.strides());
     let (ld, rd) = (lhs.dims(), rhs.dims());
     let dim = |dims: &[i64], i: i64| -> R<usize> {
@@ -219,6 +253,7 @@ fn dot_general_laid_out(lhs: &ArrayLiteral, rhs: &ArrayLiteral, d: &DotDims, out
         lhs: Operand { batch: lb, rows: lm, cols: lk },
         rhs: Operand { batch: rb, rows: rk, cols: rn },
         transposed,
+        scale,
     };
     numeric::run(&plan, lhs, rhs, &shape)
 }
@@ -264,6 +299,39 @@ pub fn gather<T: Copy + Send + Sync>(data: &[T], start: usize, sizes: &[usize], 
 mod tests {
     use super::*;
     use xlaref_reference::literal::Data;
+
+    /// The scaled Dot equals the Dot then the scaling, bit for bit, down
+    /// to subnormal results.
+    #[test]
+    fn scaled_results_are_the_results_scaled() {
+        let dims = DotDims {
+            lhs_contracting_dimensions: vec![1],
+            rhs_contracting_dimensions: vec![0],
+            lhs_batch_dimensions: vec![],
+            rhs_batch_dimensions: vec![],
+        };
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            ((seed >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        };
+        for (m, n, k) in [(1, 1, 1), (3, 5, 7), (64, 48, 64), (130, 33, 512), (300, 257, 200)] {
+            for scale in [0.125, 8.0, 2f64.powi(-120), 0.5] {
+                let a: Vec<f32> = (0..m * k).map(|_| next() as f32).collect();
+                let b: Vec<f32> = (0..k * n).map(|_| next() as f32 * 1e-5).collect();
+                let (l, r) = (ArrayLiteral::from_vec(vec![m as i64, k as i64], a), ArrayLiteral::from_vec(vec![k as i64, n as i64], b));
+                let out = ArrayShape::new(ElementType::F32, vec![m as i64, n as i64]);
+                let Data::F32(plain) = dot_general(&l, &r, &dims, &out).expect("dot").data else { unreachable!() };
+                let Data::F32(scaled) = dot_general_scaled(&l, &r, &dims, &out, scale).expect("scaled dot").data else { unreachable!() };
+                for (i, (p, s)) in plain.iter().zip(&scaled).enumerate() {
+                    let want = if scale < 1.0 { p / (1.0 / scale) as f32 } else { p * scale as f32 };
+                    assert_eq!(want.to_bits(), s.to_bits(), "{m}x{n}x{k} scale {scale} at {i}");
+                }
+            }
+        }
+    }
 
     /// Whether the `gemm` crate's sums depend on the result's orientation:
     /// the transposed fold relies on them not doing so.

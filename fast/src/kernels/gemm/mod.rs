@@ -52,6 +52,12 @@ pub trait Elem: Copy + Send + Sync + 'static {
     fn zero_product_is_zero(self) -> bool {
         true
     }
+    /// `self · s`, one rounding (f32 and f64: `s` a power of two of the
+    /// type; the others are never scaled and stay as they are).
+    fn times(self, s: f64) -> Self {
+        let _ = s;
+        self
+    }
     /// `C = A·B` by an external packed GEMM when there is one for the type;
     /// false when the caller must use [`Kernel`]s. Called with operands
     /// already checked to fit their matrices.
@@ -135,6 +141,10 @@ impl Elem for f32 {
     fn mul_add(acc: Self, a: Self, b: Self) -> Self {
         acc + a * b
     }
+    #[inline(always)]
+    fn times(self, s: f64) -> Self {
+        self * s as f32
+    }
     crate_gemm!();
 }
 
@@ -146,6 +156,10 @@ impl Elem for f64 {
     #[inline(always)]
     fn mul_add(acc: Self, a: Self, b: Self) -> Self {
         acc + a * b
+    }
+    #[inline(always)]
+    fn times(self, s: f64) -> Self {
+        self * s
     }
     crate_gemm!();
 }
