@@ -11,8 +11,9 @@
 
 use xlaref_reference::ir::Direction;
 
+use super::tiles::OnTile2;
 use crate::elem::float::{order_key, FFloat, Wide};
-use crate::kernels::elementwise::Side;
+use crate::kernels::elementwise::{BinaryUse, Side};
 use crate::par;
 
 /// The marker of a false comparison: all bits zero.
@@ -38,7 +39,13 @@ pub(super) fn compare_tile<T: FFloat>(d: Direction, total: bool, a: Side<T>, b: 
     }
 }
 
-fn by_direction<T: FFloat, K: PartialOrd>(d: Direction, a: Side<T>, b: Side<T>, out: &mut [T], key: impl Fn(T) -> K + Copy) -> Option<T> {
+fn by_direction<T: FFloat, K: PartialOrd>(
+    d: Direction,
+    a: Side<T>,
+    b: Side<T>,
+    out: &mut [T],
+    key: impl Fn(T) -> K + Copy + Sync,
+) -> Option<T> {
     match d {
         Direction::Eq => mark(a, b, out, move |x, y| key(x) == key(y)),
         Direction::Ne => mark(a, b, out, move |x, y| key(x) != key(y)),
@@ -49,37 +56,10 @@ fn by_direction<T: FFloat, K: PartialOrd>(d: Direction, a: Side<T>, b: Side<T>, 
     }
 }
 
-fn mark<T: FFloat>(a: Side<T>, b: Side<T>, out: &mut [T], holds: impl Fn(T, T) -> bool + Copy) -> Option<T> {
+fn mark<T: FFloat>(a: Side<T>, b: Side<T>, out: &mut [T], holds: impl Fn(T, T) -> bool + Copy + Sync) -> Option<T> {
     let (t, f) = (yes::<T>(), no::<T>());
-    let marker = move |c: bool| if c { t } else { f };
-    match (a, b) {
-        (Side::One(x), Side::One(y)) => return Some(marker(holds(x, y))),
-        (Side::All(x), Side::All(y)) => par::simd(
-            #[inline(always)]
-            || {
-                for ((o, &p), &q) in out.iter_mut().zip(x).zip(y) {
-                    *o = marker(holds(p, q));
-                }
-            },
-        ),
-        (Side::All(x), Side::One(q)) => par::simd(
-            #[inline(always)]
-            || {
-                for (o, &p) in out.iter_mut().zip(x) {
-                    *o = marker(holds(p, q));
-                }
-            },
-        ),
-        (Side::One(p), Side::All(y)) => par::simd(
-            #[inline(always)]
-            || {
-                for (o, &q) in out.iter_mut().zip(y) {
-                    *o = marker(holds(p, q));
-                }
-            },
-        ),
-    }
-    None
+    // The tiles' binary loop, with a function to markers.
+    OnTile2 { a, b, out }.apply(move |x, y| if holds(x, y) { t } else { f })
 }
 
 /// Whether a marker is [`yes`].

@@ -682,10 +682,10 @@ impl<T: Copy + Sync> UnaryUse<T> for OnTile<'_, '_, T> {
 }
 
 /// A binary element function over a tile.
-struct OnTile2<'x, 'o, T> {
-    a: Side<'x, T>,
-    b: Side<'x, T>,
-    out: &'o mut [T],
+pub(super) struct OnTile2<'x, 'o, T> {
+    pub a: Side<'x, T>,
+    pub b: Side<'x, T>,
+    pub out: &'o mut [T],
 }
 
 impl<T: Copy + Sync> BinaryUse<T> for OnTile2<'_, '_, T> {
