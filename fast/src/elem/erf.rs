@@ -38,13 +38,8 @@
 /// reference's function; `erff` differed from it in 3% of the values).
 pub fn erf_f32_all(v: &[f32]) -> Vec<f32> {
     #[cfg(target_arch = "x86_64")]
-    if crate::isa::isa() >= crate::isa::Isa::Avx512 {
-        return crate::par::build(v.len(), |start, chunk| {
-            // SAFETY: `isa()` never exceeds what the CPU has; `chunk` holds
-            // the results of `v[start..start + chunk.len()]`.
-            unsafe { lanes::erf_into(&v[start..start + chunk.len()], chunk) }
-        });
-    }
+    return super::f32_all(v, lanes::erf_into, erf_scalar, false);
+    #[cfg(not(target_arch = "x86_64"))]
     crate::par::map_heavy(v, erf_scalar)
 }
 
@@ -52,12 +47,8 @@ pub fn erf_f32_all(v: &[f32]) -> Vec<f32> {
 /// once, per element elsewhere, as before).
 pub fn erfc_f32_all(v: &[f32]) -> Vec<f32> {
     #[cfg(target_arch = "x86_64")]
-    if crate::isa::isa() >= crate::isa::Isa::Avx512 {
-        return crate::par::build(v.len(), |start, chunk| {
-            // SAFETY: as in `erf_f32_all`.
-            unsafe { lanes::erfc_into(&v[start..start + chunk.len()], chunk) }
-        });
-    }
+    return super::f32_all(v, lanes::erfc_into, erfc_scalar, false);
+    #[cfg(not(target_arch = "x86_64"))]
     crate::par::map_heavy(v, erfc_scalar)
 }
 

@@ -74,19 +74,10 @@ pub(crate) fn exp_f64_near(x: f64) -> f64 {
 /// f32 Exp of a whole array: sixteen f32 lanes at a time where the CPU has
 /// AVX-512 ([`lanes`]), [`exp_f32`] elsewhere.
 pub fn exp_f32_all(v: &[f32]) -> Vec<f32> {
+    // At memory speed, so a large result is streamed.
     #[cfg(target_arch = "x86_64")]
-    if crate::isa::isa() >= crate::isa::Isa::Avx512 {
-        // At memory speed now, so a large result is streamed.
-        let streaming = crate::stream::worth_it::<f32>(v.len());
-        return crate::par::build(v.len(), |start, chunk| {
-            crate::stream::fill(chunk, streaming, |offset, part| {
-                let from = start + offset;
-                // SAFETY: `isa()` never exceeds what the CPU has; `part`
-                // holds the results of `v[from..from + part.len()]`.
-                unsafe { lanes::exp_into(&v[from..from + part.len()], part) }
-            })
-        });
-    }
+    return super::f32_all(v, lanes::exp_into, exp_f32, true);
+    #[cfg(not(target_arch = "x86_64"))]
     crate::par::map_heavy(v, exp_f32)
 }
 

@@ -13,10 +13,35 @@ pub mod int;
 pub mod special;
 pub mod tanh;
 
+/// A lanes kernel: writes `f(v[i])` into every `out[i]` (sixteen f32 lanes,
+/// AVX-512); the caller checks the ISA.
+pub(crate) type F32Lanes = unsafe fn(&[f32], &mut [std::mem::MaybeUninit<f32>]);
+
+/// `f(v[i])` for every element of a whole array, across cores: through
+/// `lanes` where the CPU has AVX-512, else `f` per element. `stream` asks
+/// for non-temporal stores of a result too large for the caches (worth it
+/// for kernels that run at memory speed).
+pub(crate) fn f32_all(v: &[f32], lanes: F32Lanes, f: fn(f32) -> f32, stream: bool) -> Vec<f32> {
+    #[cfg(target_arch = "x86_64")]
+    if crate::isa::isa() >= crate::isa::Isa::Avx512 {
+        let streaming = stream && crate::stream::worth_it::<f32>(v.len());
+        return crate::par::build(v.len(), |start, chunk| {
+            crate::stream::fill(chunk, streaming, |offset, part| {
+                let from = start + offset;
+                // SAFETY: `isa()` never exceeds what the CPU has; `part`
+                // holds the results of `v[from..from + part.len()]`.
+                unsafe { lanes(&v[from..from + part.len()], part) }
+            })
+        });
+    }
+    let _ = (lanes, stream);
+    crate::par::map_heavy(v, f)
+}
+
 /// `out[i] = f(v[i])` for a fused tile, on this thread: through `lanes`
 /// (sixteen f32 lanes) where the CPU has AVX-512, else `f` per element.
 /// `lanes` must write every element of its output it is given.
-pub(crate) fn f32_into(v: &[f32], out: &mut [f32], lanes: unsafe fn(&[f32], &mut [std::mem::MaybeUninit<f32>]), f: fn(f32) -> f32) {
+pub(crate) fn f32_into(v: &[f32], out: &mut [f32], lanes: F32Lanes, f: fn(f32) -> f32) {
     #[cfg(target_arch = "x86_64")]
     if crate::isa::isa() >= crate::isa::Isa::Avx512 {
         // SAFETY: a `&mut [f32]` viewed as `MaybeUninit<f32>`s, which

@@ -32,13 +32,8 @@
 /// [`super::f32_math::tanh_f32`] per element elsewhere.
 pub fn tanh_f32_all(v: &[f32]) -> Vec<f32> {
     #[cfg(target_arch = "x86_64")]
-    if crate::isa::isa() >= crate::isa::Isa::Avx512 {
-        return crate::par::build(v.len(), |start, chunk| {
-            // SAFETY: `isa()` never exceeds what the CPU has; `chunk` holds
-            // the results of `v[start..start + chunk.len()]`.
-            unsafe { lanes::tanh_into(&v[start..start + chunk.len()], chunk) }
-        });
-    }
+    return super::f32_all(v, lanes::tanh_into, super::f32_math::tanh_f32, false);
+    #[cfg(not(target_arch = "x86_64"))]
     crate::par::map_heavy(v, super::f32_math::tanh_f32)
 }
 
