@@ -396,6 +396,15 @@ impl Spread<'_> {
     fn inner_stride(&self) -> usize {
         self.strides.last().copied().unwrap_or(0)
     }
+
+    /// The positions after which its values repeat: the element count of
+    /// the dimensions from the outermost one it varies along inwards (a
+    /// bias over the last dimension repeats every row). None when it is
+    /// one value.
+    fn period(&self) -> Option<usize> {
+        let outermost = self.strides.iter().position(|&s| s != 0)?;
+        Some(self.dims[outermost..].iter().product())
+    }
 }
 
 /// Positions `start..start + len` of a broadcast into `out` (cleared

@@ -88,6 +88,11 @@ enum Kind<'a, T> {
     /// Reshape or Collapse: its operand's values.
     Same,
     Spread(Spread<'a>, &'a [T]),
+    /// A broadcast whose values repeat with a period shorter than a tile:
+    /// its values from position 0 over a tile and a period, built once
+    /// (`pattern[start % period..]` is the tile at `start`), where the
+    /// broadcast would be written out again for every tile.
+    Periodic(&'a [T], usize),
 }
 
 struct Step<'a, T> {
@@ -148,6 +153,8 @@ fn typed<'a, T: FFloat + Elem + ChainFloat>(
     let ordered: Vec<InstrId> =
         elementwise.iter().copied().filter(is_spread).chain(elementwise.iter().copied().filter(|m| !is_spread(m))).collect();
     let chains = T::chains();
+    // Before the steps, which borrow them.
+    let mut patterns: Vec<(usize, usize, Vec<T>)> = Vec::new();
     let mut steps: Vec<Step<T>> = Vec::with_capacity(elementwise.len());
     for &m in &ordered {
         let instr = &c.instructions[m];
@@ -234,7 +241,23 @@ fn typed<'a, T: FFloat + Elem + ChainFloat>(
             chain_end[j] = chain_end[j + 1];
         }
     }
-    let group = Group { steps: &steps, slots, fold, n, tile: tile_len(&steps), result, chain_end };
+    let tile = tile_len(&steps);
+    let positions = match &fold {
+        Some(f) if f.len >= TILE / 2 => f.len,
+        Some(f) => (ROWS_TILE / f.len.max(1)).max(1) * f.len,
+        None => tile,
+    };
+    for (j, step) in steps.iter().enumerate() {
+        if let Kind::Spread(sp, v) = &step.kind {
+            if let Some(pattern) = periodic_pattern(sp, v, positions, n) {
+                patterns.push((j, pattern.0, pattern.1));
+            }
+        }
+    }
+    for (j, period, pattern) in &patterns {
+        steps[*j].kind = Kind::Periodic(pattern, *period);
+    }
+    let group = Group { steps: &steps, slots, fold, n, tile, result, chain_end };
     Some(group.assemble(out.element_count()).map(|v| ArrayLiteral::with_shape(out, T::wrap(v)).into()))
 }
 
@@ -255,6 +278,21 @@ fn link_op<T>(kind: &Kind<T>) -> Option<LinkOp> {
         Kind::Select => LinkOp::Select,
         _ => return None,
     })
+}
+
+/// A broadcast's values over `positions + period` positions from 0, with
+/// its period, when it repeats within tiles of `positions` and would
+/// otherwise be written out for every tile (its rows are shorter than a
+/// tile), in a group of at least two tiles.
+fn periodic_pattern<T: Copy>(sp: &Spread, v: &[T], positions: usize, n: usize) -> Option<(usize, Vec<T>)> {
+    let period = sp.period()?;
+    let row = sp.dims.last().copied().unwrap_or(1);
+    if period > positions || (row >= positions && sp.inner_stride() <= 1) || n < 2 * positions {
+        return None;
+    }
+    let mut pattern = Vec::new();
+    spread_into(v, sp, 0, positions + period, &mut pattern);
+    Some((period, pattern))
 }
 
 /// Positions per tile without a Reduce: [`TILE`], or shorter where a
@@ -538,6 +576,13 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
         let input = |k: usize| step.inputs.get(k).copied().ok_or_else(|| internal("fused member without operands"));
         match &step.kind {
             Kind::Same => Ok(view_of(s, input(0)?, start, len)),
+            Kind::Periodic(pattern, period) => {
+                let from = start % period.max(&1);
+                match pattern.get(from..from + len) {
+                    Some(values) => Ok(View::At(values)),
+                    None => Err(internal("a tile longer than its broadcast's pattern")),
+                }
+            }
             Kind::Spread(sp, v) => {
                 let (base, run) = sp.locate(start);
                 if run >= len {

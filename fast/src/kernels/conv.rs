@@ -20,7 +20,7 @@ use xlaref_reference::types::{ArrayShape, Shape};
 use xlaref_reference::RunError;
 
 use super::dot::numeric::{self, SumOfProducts};
-use super::dot::{gather, Group};
+use super::dot::{gather, is_row_major, laid_out, Group};
 use super::gemm::{self, Elem, MatRef};
 use crate::exec::Executor;
 use crate::internal;
@@ -177,77 +177,41 @@ fn chunk_rows(k: usize) -> usize {
 
 impl SumOfProducts for Plan {
     fn compute<T: Elem>(&self, lhs: &[T], rhs: &[T]) -> R<Vec<T>> {
-        let x = gather(lhs, 0, &self.lhs_view.sizes, &self.lhs_view.strides);
-        let w = gather(rhs, 0, &self.rhs_view.sizes, &self.rhs_view.strides);
+        // NHWC/HWIO operands and results already have these layouts: then
+        // they are read and written where they lie, not copied.
+        let x = laid_out(lhs, &self.lhs_view.sizes, &self.lhs_view.strides);
+        let w = laid_out(rhs, &self.rhs_view.sizes, &self.rhs_view.strides);
         let out_spatial: usize = self.spatial.iter().map(|s| s.out_size).product();
         let windows: usize = self.spatial.iter().map(|s| s.window).product();
         let (m, n) = (self.out_batch * out_spatial, self.oz_per_group);
         let k = windows * self.iz_per_group;
         let mut c = vec![T::ZERO; m * self.output_z];
         if m == 0 || self.output_z == 0 {
-            return Ok(gather(&c, 0, &self.out_view.sizes, &self.out_view.strides));
+            return Ok(self.permuted(c));
         }
-        // Strides of the canonical lhs [batch][spatial...][feature].
-        let mut x_strides = vec![0usize; self.spatial.len()];
-        let mut s = self.input_z;
-        for (i, st) in x_strides.iter_mut().enumerate().rev() {
-            *st = s;
-            s *= self.lhs_view.sizes[i + 1];
-        }
-        let x_batch_stride = s;
         let rows = chunk_rows(k);
         // Padding and holes contribute nothing (document): as zeros in the
         // GEMM that is only right when every weight times zero is zero.
         let skip_holes = w.iter().any(|v| !v.zero_product_is_zero());
-        let iz = self.iz_per_group.max(1);
         let clock = xlaref_reference::watch::clock();
-        let task = |(t, c_rows): (usize, &mut [T])| -> R<()> {
+        let task = |col: &mut Vec<T>, (t, c_rows): (usize, &mut [T])| -> R<()> {
             if clock.passed() {
                 return Ok(());
             }
             let r0 = t * rows;
             let nrows = c_rows.len() / self.output_z;
-            let mut col = vec![T::ZERO; nrows * k];
+            col.resize(nrows * k, T::ZERO);
             let mut present = vec![true; if skip_holes { nrows * windows } else { 0 }];
-            let mut out_index = vec![0usize; self.spatial.len()];
-            let mut window_index = vec![0usize; self.spatial.len()];
+            let mut walk = RowWalk::new(self);
             for g in 0..self.groups {
                 let (z0, b0) = if self.feature_groups { (g * self.iz_per_group, 0) } else { (0, g * self.out_batch) };
-                // Build the rows of col for this group.
                 for (r, row) in col.chunks_exact_mut(k.max(1)).enumerate().take(nrows) {
-                    let mut rest = r0 + r;
-                    for (i, s) in self.spatial.iter().enumerate().rev() {
-                        out_index[i] = rest % s.out_size;
-                        rest /= s.out_size;
-                    }
-                    let batch = b0 + rest;
-                    window_index.fill(0);
-                    for (p, piece) in row.chunks_exact_mut(iz).enumerate() {
-                        let mut at = Some(batch * x_batch_stride + z0);
-                        for (i, s) in self.spatial.iter().enumerate() {
-                            at = match (at, s.table[out_index[i] * s.window + window_index[i]]) {
-                                (Some(a), Some(idx)) => Some(a + idx * x_strides[i]),
-                                _ => None,
-                            };
-                        }
-                        match at {
-                            Some(a) => piece.copy_from_slice(&x[a..a + self.iz_per_group]),
-                            None => piece.fill(T::ZERO),
-                        }
-                        if skip_holes {
-                            present[r * windows + p] = at.is_some();
-                        }
-                        for (i, s) in self.spatial.iter().enumerate().rev() {
-                            window_index[i] += 1;
-                            if window_index[i] < s.window {
-                                break;
-                            }
-                            window_index[i] = 0;
-                        }
-                    }
+                    let flags = if skip_holes { &mut present[r * windows..(r + 1) * windows] } else { &mut [][..] };
+                    walk.fill_row(self, &x, r0 + r, b0, z0, row, flags);
                 }
                 if skip_holes {
                     // A plain sum over the present window elements only.
+                    let iz = self.iz_per_group.max(1);
                     for r in 0..nrows {
                         for o in 0..n {
                             let mut sum = T::ZERO;
@@ -259,7 +223,7 @@ impl SumOfProducts for Plan {
                     }
                     continue;
                 }
-                let a = MatRef { data: &col, offset: 0, row_stride: k, col_stride: 1 };
+                let a = MatRef { data: col, offset: 0, row_stride: k, col_stride: 1 };
                 let b = MatRef { data: &w, offset: g * self.oz_per_group, row_stride: self.output_z, col_stride: 1 };
                 gemm::gemm(nrows, n, k, a, b, &mut c_rows[g * self.oz_per_group..], self.output_z, false, clock)?;
             }
@@ -267,14 +231,144 @@ impl SumOfProducts for Plan {
         };
         let chunk = rows * self.output_z;
         if m > rows {
-            c.par_chunks_mut(chunk).enumerate().try_for_each(task)?;
+            // One `col` per worker's run of chunks, not one per chunk.
+            c.par_chunks_mut(chunk).enumerate().try_for_each_init(Vec::new, task)?;
         } else {
-            task((0, &mut c[..]))?;
+            task(&mut Vec::new(), (0, &mut c[..]))?;
         }
         // The relaid operands are dead: free them before the output is
         // allocated (peak memory is the input, C and the output).
         drop((x, w));
-        Ok(gather(&c, 0, &self.out_view.sizes, &self.out_view.strides))
+        Ok(self.permuted(c))
+    }
+}
+
+impl Plan {
+    /// C permuted into the output's dimension order (C itself when that
+    /// order is C's).
+    fn permuted<T: Copy + Send + Sync>(&self, c: Vec<T>) -> Vec<T> {
+        if is_row_major(&self.out_view.sizes, &self.out_view.strides, c.len()) {
+            return c;
+        }
+        gather(&c, 0, &self.out_view.sizes, &self.out_view.strides)
+    }
+}
+
+/// Builds rows of `col`: for output position `(b, out spatial)`, the
+/// `iz_per_group` features under each window position, window-major.
+struct RowWalk {
+    /// Strides of the canonical lhs [batch][spatial...][feature].
+    x_strides: Vec<usize>,
+    x_batch_stride: usize,
+    out_index: Vec<usize>,
+    /// The window position in every spatial dimension but the last.
+    outer_index: Vec<usize>,
+    /// How many such positions there are.
+    outer_windows: usize,
+}
+
+impl RowWalk {
+    fn new(p: &Plan) -> RowWalk {
+        let mut x_strides = vec![0usize; p.spatial.len()];
+        let mut s = p.input_z;
+        for (i, st) in x_strides.iter_mut().enumerate().rev() {
+            *st = s;
+            s *= p.lhs_view.sizes[i + 1];
+        }
+        let outer = p.spatial.len().saturating_sub(1);
+        let outer_windows = p.spatial[..outer].iter().map(|s| s.window).product();
+        RowWalk { x_strides, x_batch_stride: s, out_index: vec![0; p.spatial.len()], outer_index: vec![0; outer], outer_windows }
+    }
+
+    /// Row `row` of col for output position `position` of group
+    /// (`b0`, `z0`); `present[p]` (when not empty) says whether window
+    /// position `p` lies on the input (not padding, not a hole).
+    #[allow(clippy::too_many_arguments)]
+    fn fill_row<T: Elem>(&mut self, p: &Plan, x: &[T], position: usize, b0: usize, z0: usize, row: &mut [T], present: &mut [bool]) {
+        let mut rest = position;
+        for (i, s) in p.spatial.iter().enumerate().rev() {
+            self.out_index[i] = rest % s.out_size;
+            rest /= s.out_size;
+        }
+        let base = (b0 + rest) * self.x_batch_stride + z0;
+        let iz = p.iz_per_group;
+        let (inner, outer) = match p.spatial.split_last() {
+            Some((inner, outer)) => (Some(inner), outer),
+            None => (None, &[][..]),
+        };
+        let inner_window = inner.map_or(1, |s| s.window);
+        self.outer_index.fill(0);
+        for outer_window in 0..self.outer_windows {
+            let piece = outer_window * inner_window;
+            // The input offset of the outer window position, if on the input.
+            let mut at = Some(base);
+            for (i, s) in outer.iter().enumerate() {
+                at = match (at, s.table[self.out_index[i] * s.window + self.outer_index[i]]) {
+                    (Some(a), Some(idx)) => Some(a + idx * self.x_strides[i]),
+                    _ => None,
+                };
+            }
+            let pieces = &mut row[piece * iz..(piece + inner_window) * iz];
+            let flags = present.get_mut(piece..piece + inner_window);
+            match (at, inner) {
+                (None, _) => {
+                    pieces.fill(T::ZERO);
+                    if let Some(f) = flags {
+                        f.fill(false);
+                    }
+                }
+                (Some(a), None) => {
+                    pieces.copy_from_slice(&x[a..a + iz]);
+                    if let Some(f) = flags {
+                        f.fill(true);
+                    }
+                }
+                (Some(a), Some(s)) => {
+                    let last = outer.len();
+                    let table = &s.table[self.out_index[last] * s.window..(self.out_index[last] + 1) * s.window];
+                    copy_window_row(x, a, self.x_strides[last], iz, table, pieces, flags);
+                }
+            }
+            for (i, s) in outer.iter().enumerate().rev() {
+                self.outer_index[i] += 1;
+                if self.outer_index[i] < s.window {
+                    break;
+                }
+                self.outer_index[i] = 0;
+            }
+        }
+    }
+}
+
+/// The pieces of one row of the innermost window dimension: for window
+/// position `kx`, the `iz` features at `a + table[kx]·stride`, or zeros.
+/// Where the features of consecutive window positions are adjacent in the
+/// input (stride `iz`: no feature groups, stride 1, no dilation), a whole
+/// run of them is one copy: a 3×3 window over 16 features is three copies
+/// of 48 values, not nine of 16.
+fn copy_window_row<T: Elem>(x: &[T], a: usize, stride: usize, iz: usize, table: &[Option<usize>], pieces: &mut [T], mut flags: Option<&mut [bool]>) {
+    let mut kx = 0;
+    while kx < table.len() {
+        let Some(i0) = table[kx] else {
+            pieces[kx * iz..(kx + 1) * iz].fill(T::ZERO);
+            if let Some(f) = flags.as_deref_mut() {
+                f[kx] = false;
+            }
+            kx += 1;
+            continue;
+        };
+        let mut end = kx + 1;
+        if stride == iz {
+            while end < table.len() && table[end] == Some(i0 + (end - kx)) {
+                end += 1;
+            }
+        }
+        let from = a + i0 * stride;
+        pieces[kx * iz..end * iz].copy_from_slice(&x[from..from + (end - kx) * iz]);
+        if let Some(f) = flags.as_deref_mut() {
+            f[kx..end].fill(true);
+        }
+        kx = end;
     }
 }
 

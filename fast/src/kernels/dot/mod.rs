@@ -258,6 +258,29 @@ fn dot_general_laid_out(
     numeric::run(&plan, lhs, rhs, &shape)
 }
 
+/// Whether `sizes` with `strides` walk `len` values in row-major order,
+/// each once: the view [`gather`] would copy is the data itself.
+pub fn is_row_major(sizes: &[usize], strides: &[usize], len: usize) -> bool {
+    let mut expect = 1usize;
+    for (&size, &stride) in sizes.iter().zip(strides).rev() {
+        if size != 1 && stride != expect {
+            return false;
+        }
+        expect = expect.saturating_mul(size);
+    }
+    expect == len
+}
+
+/// [`gather`] from the start of `data`, or `data` itself when the view is
+/// already its row-major order (no copy).
+pub fn laid_out<'d, T: Copy + Send + Sync>(data: &'d [T], sizes: &[usize], strides: &[usize]) -> std::borrow::Cow<'d, [T]> {
+    if is_row_major(sizes, strides, data.len()) {
+        std::borrow::Cow::Borrowed(data)
+    } else {
+        std::borrow::Cow::Owned(gather(data, 0, sizes, strides))
+    }
+}
+
 /// A strided view copied out row-major: element `idx` of the result is
 /// `data[start + Σ idx_i · strides_i]` over `sizes`. Large copies run in
 /// parallel over the outermost dimension.
