@@ -276,3 +276,38 @@ fn a_dot_divided_by_a_power_of_two_scales_its_sums() {
         }
     }
 }
+
+/// A bias over the last dimension of 12 (shorter than a tile, so its
+/// values repeat within every tile): built once per group as a pattern
+/// and read at `start % 12`, including tiles that start mid-row (5000
+/// positions are not whole tiles of whole rows). Fused equals op by op
+/// bit for bit, and each value is `max(x + b[j], 0)`.
+#[test]
+fn a_short_bias_repeats_within_tiles() {
+    let module = r#"{"format": "xla-json/1", "computations": {"main": {
+      "params": [{"name": "x", "shape": "f32[5000,12]"}, {"name": "b", "shape": "f32[12]"}, {"name": "zero", "shape": "f32[]"}],
+      "instructions": [
+        {"name": "bb", "op": "BroadcastInDim", "operands": ["b"], "out_dim_size": [5000, 12], "broadcast_dimensions": [1]},
+        {"name": "zb", "op": "Broadcast", "operands": ["zero"], "broadcast_sizes": [5000, 12]},
+        {"name": "h", "op": "Add", "operands": ["x", "bb"]},
+        {"name": "y", "op": "Max", "operands": ["h", "zb"]}]}}}"#;
+    let m = xlaref_reference::json::parse_module(module, Default::default()).expect("reads");
+    let module = xlaref_reference::verify::verify(m, &Default::default()).expect("verifies");
+    assert_eq!(xlaref_fast::fusion_groups(&module), vec![vec![3, 4, 5, 6]]);
+    use xlaref_reference::literal::{ArrayLiteral, Literal};
+    let x: Vec<f32> = (0..60_000).map(|i| ((i * 37) % 101) as f32 / 16.0 - 3.0).collect();
+    let b: Vec<f32> = (0..12).map(|j| j as f32 * 0.25 - 1.0).collect();
+    let args: Vec<Literal> = vec![
+        ArrayLiteral::from_vec(vec![5000, 12], x.clone()).into(),
+        ArrayLiteral::from_vec(vec![12], b.clone()).into(),
+        ArrayLiteral::from_vec(vec![], vec![0f32]).into(),
+    ];
+    let bits = |l: &Literal| l.as_array().and_then(|a| a.typed::<f32>()).map(|v| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+    let fused = xlaref_fast::run_borrowed(&module, &args, &mut env()).expect("runs");
+    let unfused = xlaref_fast::run_unfused(&module, &args, &mut env()).expect("runs");
+    assert_eq!(bits(&fused), bits(&unfused));
+    let got = bits(&fused).expect("f32 result");
+    for (i, g) in got.iter().enumerate() {
+        assert_eq!(*g, (x[i] + b[i % 12]).max(0.0).to_bits(), "position {i}");
+    }
+}
