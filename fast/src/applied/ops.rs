@@ -8,7 +8,7 @@ use xlaref_reference::ir::{BinaryOp, Direction};
 use xlaref_reference::scalar::Scalar;
 
 use crate::elem::complex::{self as cx, Part};
-use crate::elem::float::{maximum, minimum, order_key, pow, FFloat, Wide};
+use crate::elem::float::{maximum, minimum, order_key, FFloat, Wide};
 use crate::elem::int::FInt;
 
 #[inline(always)]
@@ -36,8 +36,11 @@ fn int_bin<T: FInt>(op: BinaryOp, x: T, y: T) -> Option<T> {
 #[inline(always)]
 fn float_bin<T: FFloat>(op: BinaryOp, x: T, y: T) -> Option<T> {
     use BinaryOp::*;
-    if op == Pow {
-        return Some(pow(x, y));
+    // The whole-array functions of one pair (f32 in vector lanes).
+    match op {
+        Pow => return Some(crate::elem::one2(T::pow_into, x, y)),
+        Atan2 => return Some(crate::elem::one2(T::atan2_into, x, y)),
+        _ => {}
     }
     let (a, b) = (x.up(), y.up());
     Some(T::down(match op {
@@ -48,7 +51,6 @@ fn float_bin<T: FFloat>(op: BinaryOp, x: T, y: T) -> Option<T> {
         Rem => a.rem(b),
         Max => maximum(a, b),
         Min => minimum(a, b),
-        Atan2 => a.atan2(b),
         _ => return None,
     }))
 }

@@ -4,12 +4,16 @@
 //! `std` (the reference uses its own; differences are a few ulp), except
 //! the f32 functions that have the engine's own vectorizable evaluation:
 //! Exp (`elem::exp`), Log, Log1p, Expm1, Tanh, Logistic, and Sin, Cos and
-//! Tan below 2^20 in magnitude (`elem::f32_math`).
+//! Tan below 2^20 in magnitude (`elem::f32_math`); and f32 Cbrt, Pow and
+//! Atan2 are the reference's functions (libm in f64, rounded once), in
+//! f64 lanes where the CPU has AVX-512 (`elem::cbrt`, `elem::pow`,
+//! `elem::atan2`).
 
 use half::{bf16, f16};
 use std::ops::{Add, Div, Mul, Neg, Sub};
 
 use super::f8::{F8E4M3FN, F8E5M2};
+use crate::kernels::elementwise::Side;
 
 /// The type arithmetic happens in: f32 or f64.
 pub trait Wide:
@@ -267,6 +271,35 @@ pub trait FFloat: Copy + Default + Send + Sync + 'static {
     fn erfc_into(v: &[Self], out: &mut [Self]) {
         super::each_into(v, out, |x| Self::down(Self::W::from_f64(libm::erfc(x.up().to_f64()))))
     }
+    /// Cbrt of every element: in the wide type, rounded once, except where
+    /// a type has a faster whole-array kernel (f32, `elem::cbrt`).
+    fn cbrt_all(v: &[Self]) -> Vec<Self> {
+        crate::par::map_heavy(v, |x| Self::down(x.up().cbrt()))
+    }
+    /// [`FFloat::cbrt_all`] into `out`, on this thread (for fused tiles).
+    fn cbrt_into(v: &[Self], out: &mut [Self]) {
+        super::each_into(v, out, |x| Self::down(x.up().cbrt()))
+    }
+    /// Pow of every element ([`pow`]), except where a type has a faster
+    /// whole-array kernel (f32, `elem::pow`).
+    fn pow_all(x: Side<Self>, y: Side<Self>) -> Vec<Self> {
+        super::each2_all(x, y, pow)
+    }
+    /// [`FFloat::pow_all`] into `out`, on this thread (for fused tiles and
+    /// scalar programs).
+    fn pow_into(x: Side<Self>, y: Side<Self>, out: &mut [Self]) {
+        super::each2_into(x, y, out, pow)
+    }
+    /// Atan2 of every element: in the wide type, rounded once, except
+    /// where a type has a faster whole-array kernel (f32, `elem::atan2`).
+    fn atan2_all(y: Side<Self>, x: Side<Self>) -> Vec<Self> {
+        super::each2_all(y, x, |a: Self, b: Self| Self::down(a.up().atan2(b.up())))
+    }
+    /// [`FFloat::atan2_all`] into `out`, on this thread (for fused tiles
+    /// and scalar programs).
+    fn atan2_into(y: Side<Self>, x: Side<Self>, out: &mut [Self]) {
+        super::each2_into(y, x, out, |a: Self, b: Self| Self::down(a.up().atan2(b.up())))
+    }
     /// `fold_any_order(acc, xs, op)` in vector lanes, bit for bit, where
     /// this type and CPU have them (`kernels::reduce::row_lanes`).
     fn fold_row(op: crate::kernels::reduce::LaneOp, acc: Self, xs: &[Self]) -> Option<Self> {
@@ -319,6 +352,24 @@ impl FFloat for f32 {
     }
     fn erfc_into(v: &[f32], out: &mut [f32]) {
         super::erf::erfc_f32_into(v, out)
+    }
+    fn cbrt_all(v: &[f32]) -> Vec<f32> {
+        super::cbrt::cbrt_f32_all(v)
+    }
+    fn cbrt_into(v: &[f32], out: &mut [f32]) {
+        super::cbrt::cbrt_f32_into(v, out)
+    }
+    fn pow_all(x: Side<f32>, y: Side<f32>) -> Vec<f32> {
+        super::pow::pow_f32_all(x, y)
+    }
+    fn pow_into(x: Side<f32>, y: Side<f32>, out: &mut [f32]) {
+        super::pow::pow_f32_into(x, y, out)
+    }
+    fn atan2_all(y: Side<f32>, x: Side<f32>) -> Vec<f32> {
+        super::atan2::atan2_f32_all(y, x)
+    }
+    fn atan2_into(y: Side<f32>, x: Side<f32>, out: &mut [f32]) {
+        super::atan2::atan2_f32_into(y, x, out)
     }
     fn fold_row(op: crate::kernels::reduce::LaneOp, acc: f32, xs: &[f32]) -> Option<f32> {
         crate::kernels::reduce::fold_row_f32(op, acc, xs)

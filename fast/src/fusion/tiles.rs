@@ -1,6 +1,7 @@
 //! The typed fusion runner: a group whose values are all of one float type
 //! (f32, f64, f16, bf16) and whose members are unary and binary arithmetic
-//! ([`float_unary_fn`], [`float_binary_fn`], Exp, Tanh, Erf, Erfc), Compare and
+//! ([`float_unary_fn`], [`float_binary_fn`], Exp, Tanh, Erf, Erfc, Cbrt;
+//! Pow and Atan2 through their whole-array functions), Compare and
 //! Select (their predicates as markers of the float type, `choose.rs`),
 //! reshapes and broadcasts, optionally ending in a Reduce of rows.
 //!
@@ -80,6 +81,8 @@ enum Kind<'a, T> {
     /// Erf and Erfc: likewise (`elem::erf`).
     Erf,
     Erfc,
+    /// Cbrt: likewise (`elem::cbrt`).
+    Cbrt,
     Binary(BinaryOp),
     /// Compare: markers of the group's type (`choose.rs`).
     Compare(Direction, bool),
@@ -164,6 +167,7 @@ fn typed<'a, T: FFloat + Elem + ChainFloat>(
             Op::Unary(UnaryOp::Tanh) => Kind::Tanh,
             Op::Unary(UnaryOp::Erf) => Kind::Erf,
             Op::Unary(UnaryOp::Erfc) => Kind::Erfc,
+            Op::Unary(UnaryOp::Cbrt) => Kind::Cbrt,
             Op::Unary(u) => {
                 float_unary_fn::<T, _>(*u, Probe)?;
                 Kind::Unary(*u)
@@ -610,11 +614,12 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
                 let one = float_unary_fn(*op, OnTile { x, out: &mut buffer }).ok_or_else(|| internal("fused unary op"))?;
                 Ok(put_back(s, step.slot, buffer, one))
             }
-            Kind::Exp | Kind::Tanh | Kind::Erf | Kind::Erfc => {
+            Kind::Exp | Kind::Tanh | Kind::Erf | Kind::Erfc | Kind::Cbrt => {
                 let into = match step.kind {
                     Kind::Exp => T::exp_into,
                     Kind::Tanh => T::tanh_into,
                     Kind::Erf => T::erf_into,
+                    Kind::Cbrt => T::cbrt_into,
                     _ => T::erfc_into,
                 };
                 let mut buffer = take_slot(s, step.slot, len);
@@ -635,7 +640,12 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
             Kind::Binary(op) => {
                 let mut buffer = take_slot(s, step.slot, len);
                 let (a, b) = (side(s, input(0)?, start, len), side(s, input(1)?, start, len));
-                let one = float_binary_fn(*op, OnTile2 { a, b, out: &mut buffer })?;
+                let one = match op {
+                    // The whole-array functions, on the tile's slices.
+                    BinaryOp::Pow => pair_into(T::pow_into, a, b, &mut buffer),
+                    BinaryOp::Atan2 => pair_into(T::atan2_into, a, b, &mut buffer),
+                    _ => float_binary_fn(*op, OnTile2 { a, b, out: &mut buffer })?,
+                };
                 Ok(put_back(s, step.slot, buffer, one))
             }
             Kind::Compare(d, total) => {
@@ -734,6 +744,16 @@ impl<T: Copy + Sync> UnaryUse<T> for OnTile<'_, '_, T> {
 }
 
 /// A binary element function over a tile.
+/// `into(a, b)` for a tile: into `out`, or the one value of two single
+/// operands.
+fn pair_into<T: Copy + Default>(into: fn(Side<T>, Side<T>, &mut [T]), a: Side<T>, b: Side<T>, out: &mut [T]) -> Option<T> {
+    if let (Side::One(x), Side::One(y)) = (a, b) {
+        return Some(crate::elem::one2(into, x, y));
+    }
+    into(a, b, out);
+    None
+}
+
 pub(super) struct OnTile2<'x, 'o, T> {
     pub a: Side<'x, T>,
     pub b: Side<'x, T>,

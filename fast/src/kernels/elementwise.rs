@@ -13,8 +13,9 @@ use xlaref_reference::RunError;
 use super::shape_ops;
 use crate::elem::complex::{self as cx, Part};
 use crate::elem::complex_inverse as cxi;
-use crate::elem::float::{maximum, minimum, order_key, pow, sign, FFloat, Wide};
+use crate::elem::float::{maximum, minimum, order_key, sign, FFloat, Wide};
 use crate::elem::int::FInt;
+use crate::elem::one2;
 use crate::elem::special;
 use crate::internal;
 use crate::par;
@@ -118,7 +119,12 @@ impl<T: Copy + Sync + Send> UnaryUse<T> for Whole<'_, T> {
 }
 
 fn float_binary<T: FFloat>(op: BinaryOp, a: Side<T>, b: Side<T>) -> R<Vec<T>> {
-    float_binary_fn(op, Sides(a, b))
+    match op {
+        // Whole-array kernels (f32 in vector lanes).
+        BinaryOp::Pow => Ok(T::pow_all(a, b)),
+        BinaryOp::Atan2 => Ok(T::atan2_all(a, b)),
+        _ => float_binary_fn(op, Sides(a, b)),
+    }
 }
 
 /// The element function of float binary op `op`, handed to `u`.
@@ -140,8 +146,10 @@ pub(crate) fn float_binary_fn<T: FFloat, U: BinaryUse<T>>(op: BinaryOp, u: U) ->
         Rem => u.apply(f!(Wide::rem)),
         Max => u.apply(f!(maximum)),
         Min => u.apply(f!(minimum)),
-        Pow => u.apply(pow),
-        Atan2 => u.apply(f!(Wide::atan2)),
+        // The whole-array functions of one pair (whole arrays and fused
+        // tiles call them on slices; this is for the rest).
+        Pow => u.apply(|x: T, y: T| one2(T::pow_into, x, y)),
+        Atan2 => u.apply(|y: T, x: T| one2(T::atan2_into, y, x)),
         // CHLO extension ops: NextAfter on the element's own bits; the
         // special functions in f64 (elem::special), rounded once.
         NextAfter => {
@@ -304,6 +312,7 @@ fn float_unary<T: FFloat + xlaref_reference::literal::Stored>(op: UnaryOp, v: &[
         Tanh => T::tanh_all(v),
         Erf => T::erf_all(v),
         Erfc => T::erfc_all(v),
+        Cbrt => T::cbrt_all(v),
         Sin => trig(v, Wide::sin_near, Wide::sin),
         Cos => trig(v, Wide::cos_near, Wide::cos),
         Tan => trig(v, Wide::tan_near, Wide::tan),
@@ -315,8 +324,8 @@ fn float_unary<T: FFloat + xlaref_reference::literal::Stored>(op: UnaryOp, v: &[
 
 /// The element function of float unary op `op`, handed to `u`; None for
 /// the ops that are not one function of one element to the same type
-/// (the predicates, Exp, Erf, Erfc and the trigonometric functions, which have
-/// whole-array kernels, and Real and Conj).
+/// (the predicates, Exp, Erf, Erfc, Cbrt and the trigonometric
+/// functions, which have whole-array kernels, and Real and Conj).
 pub(crate) fn float_unary_fn<T: FFloat, U: UnaryUse<T>>(op: UnaryOp, u: U) -> Option<U::Out> {
     use UnaryOp::*;
     macro_rules! f {
@@ -341,7 +350,6 @@ pub(crate) fn float_unary_fn<T: FFloat, U: UnaryUse<T>>(op: UnaryOp, u: U) -> Op
         RoundNearestEven => u.apply(f!(Wide::round_ties_even), false),
         Sqrt => u.apply(f!(Wide::sqrt), false),
         Rsqrt => u.apply(f!(|x: T::W| T::W::ONE / x.sqrt()), false),
-        Cbrt => u.apply(f!(Wide::cbrt), true),
         Expm1 => u.apply(f!(Wide::exp_m1), true),
         Log => u.apply(f!(Wide::ln), true),
         Log1p => u.apply(f!(Wide::ln_1p), true),
