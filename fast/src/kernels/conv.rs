@@ -346,7 +346,15 @@ impl RowWalk {
 /// input (stride `iz`: no feature groups, stride 1, no dilation), a whole
 /// run of them is one copy: a 3×3 window over 16 features is three copies
 /// of 48 values, not nine of 16.
-fn copy_window_row<T: Elem>(x: &[T], a: usize, stride: usize, iz: usize, table: &[Option<usize>], pieces: &mut [T], mut flags: Option<&mut [bool]>) {
+fn copy_window_row<T: Elem>(
+    x: &[T],
+    a: usize,
+    stride: usize,
+    iz: usize,
+    table: &[Option<usize>],
+    pieces: &mut [T],
+    mut flags: Option<&mut [bool]>,
+) {
     let mut kx = 0;
     while kx < table.len() {
         let Some(i0) = table[kx] else {
