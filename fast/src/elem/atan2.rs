@@ -130,39 +130,15 @@ pub(crate) mod lanes {
 
 #[cfg(test)]
 mod tests {
-    use super::super::f32_ulps as ulps;
     use super::*;
 
-    /// How many of the pairs differ from the reference: none by more than
-    /// one ulp, NaN where it is NaN, signs equal.
     fn check(ys: &[f32], xs: &[f32]) -> u64 {
         let got = atan2_f32_all(Side::All(ys), Side::All(xs));
-        let mut differ = 0;
-        for ((&y, &x), &g) in ys.iter().zip(xs).zip(&got) {
-            let want = atan2_scalar(y, x);
-            if want.is_nan() {
-                assert!(g.is_nan(), "atan2({y:e}, {x:e}) = {g:e}, not NaN");
-                continue;
-            }
-            let d = ulps(g, want);
-            assert!(d <= 1, "atan2({y:e}, {x:e}) = {g:e}, the reference {want:e}: {d} ulps");
-            assert_eq!(g.is_sign_negative(), want.is_sign_negative(), "sign of atan2({y:e}, {x:e})");
-            differ += u64::from(d != 0);
-        }
-        differ
+        super::super::binary_differences("atan2", ys, xs, &got, atan2_scalar)
     }
 
-    /// A xorshift stream of f32 bit patterns.
     fn patterns(seed: u64, n: usize) -> Vec<f32> {
-        let mut s = seed;
-        (0..n)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                f32::from_bits((s >> 32) as u32)
-            })
-            .collect()
+        super::super::xorshift_bits(seed, n).into_iter().map(f32::from_bits).collect()
     }
 
     /// Every pair of special and ordinary values is the reference's bits.

@@ -157,6 +157,41 @@ pub(crate) fn each_into<T: Copy>(v: &[T], out: &mut [T], f: impl Fn(T) -> T) {
     )
 }
 
+/// A xorshift stream of `n` 32-bit patterns, for the tests of the f32
+/// functions.
+#[cfg(test)]
+pub(crate) fn xorshift_bits(seed: u64, n: usize) -> Vec<u32> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 32) as u32
+        })
+        .collect()
+}
+
+/// How many of a binary f32 function's results `got[i]` differ from the
+/// reference's `want(a[i], b[i])`: asserts that none differs by more than
+/// one ulp, that NaN is NaN and that the signs agree.
+#[cfg(test)]
+pub(crate) fn binary_differences(name: &str, a: &[f32], b: &[f32], got: &[f32], want: fn(f32, f32) -> f32) -> u64 {
+    let mut differ = 0;
+    for ((&x, &y), &g) in a.iter().zip(b).zip(got) {
+        let w = want(x, y);
+        if w.is_nan() {
+            assert!(g.is_nan(), "{name}({x:e}, {y:e}) = {g:e}, not NaN");
+            continue;
+        }
+        let d = f32_ulps(g, w);
+        assert!(d <= 1, "{name}({x:e}, {y:e}) = {g:e}, the reference {w:e}: {d} ulps");
+        assert_eq!(g.is_sign_negative(), w.is_sign_negative(), "sign of {name}({x:e}, {y:e})");
+        differ += u64::from(d != 0);
+    }
+    differ
+}
+
 /// Distance in f32 ulps between two values (ordered bit patterns, where -0
 /// and +0 coincide), for the tests of the f32 functions.
 #[cfg(test)]

@@ -181,39 +181,15 @@ pub(crate) mod lanes {
 
 #[cfg(test)]
 mod tests {
-    use super::super::f32_ulps as ulps;
     use super::*;
 
-    /// How many pairs differ from the reference: none by more than one
-    /// ulp, NaN where it is NaN, signs equal.
     fn check(xs: &[f32], ys: &[f32]) -> u64 {
         let got = pow_f32_all(Side::All(xs), Side::All(ys));
-        let mut differ = 0;
-        for ((&x, &y), &g) in xs.iter().zip(ys).zip(&got) {
-            let want = pow_scalar(x, y);
-            if want.is_nan() {
-                assert!(g.is_nan(), "pow({x:e}, {y:e}) = {g:e}, not NaN");
-                continue;
-            }
-            let d = ulps(g, want);
-            assert!(d <= 1, "pow({x:e}, {y:e}) = {g:e}, the reference {want:e}: {d} ulps");
-            assert_eq!(g.is_sign_negative(), want.is_sign_negative(), "sign of pow({x:e}, {y:e})");
-            differ += u64::from(d != 0);
-        }
-        differ
+        super::super::binary_differences("pow", xs, ys, &got, pow_scalar)
     }
 
-    /// A xorshift stream.
     fn stream(seed: u64, n: usize) -> Vec<u32> {
-        let mut s = seed;
-        (0..n)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                (s >> 32) as u32
-            })
-            .collect()
+        super::super::xorshift_bits(seed, n)
     }
 
     /// Every pair of special and ordinary values is the reference's bits
