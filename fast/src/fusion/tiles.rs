@@ -246,11 +246,7 @@ fn typed<'a, T: FFloat + Elem + ChainFloat>(
         }
     }
     let tile = tile_len(&steps);
-    let positions = match &fold {
-        Some(f) if f.len >= TILE / 2 => f.len,
-        Some(f) => (ROWS_TILE / f.len.max(1)).max(1) * f.len,
-        None => tile,
-    };
+    let positions = tile_outputs(fold.as_ref().map(|f| f.len), tile) * fold.as_ref().map_or(1, |f| f.len);
     for (j, step) in steps.iter().enumerate() {
         if let Kind::Spread(sp, v) = &step.kind {
             if let Some(pattern) = periodic_pattern(sp, v, positions, n) {
@@ -282,6 +278,18 @@ fn link_op<T>(kind: &Kind<T>) -> Option<LinkOp> {
         Kind::Select => LinkOp::Select,
         _ => return None,
     })
+}
+
+/// Output values per tile: under a Reduce of rows of `row` positions, a
+/// row per tile when rows are long (a value broadcast along the row is
+/// then one value for the tile), else about [`ROWS_TILE`] positions of
+/// whole rows; without one, `tile` positions.
+fn tile_outputs(row: Option<usize>, tile: usize) -> usize {
+    match row {
+        Some(r) if r >= TILE / 2 => 1,
+        Some(r) => (ROWS_TILE / r.max(1)).max(1),
+        None => tile,
+    }
 }
 
 /// A broadcast's values over `positions + period` positions from 0, with
@@ -395,13 +403,7 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
     /// parallel; stops at the time limit (the executor reports it).
     fn assemble(&self, n_out: usize) -> R<Vec<T>> {
         let ratio = self.fold.as_ref().map_or(1, |f| f.len);
-        let tile_out = match self.fold {
-            // A row per tile when rows are long: a value broadcast along
-            // the row is then one value for the tile.
-            Some(_) if ratio >= TILE / 2 => 1,
-            Some(_) => (ROWS_TILE / ratio).max(1),
-            None => self.tile,
-        };
+        let tile_out = tile_outputs(self.fold.as_ref().map(|f| f.len), self.tile);
         let threads = rayon::current_num_threads();
         let chunk = if self.n <= CHUNK { n_out } else { n_out.div_ceil(4 * threads).next_multiple_of(tile_out) };
         let failed: Mutex<Option<RunError>> = Mutex::new(None);
