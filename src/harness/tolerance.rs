@@ -102,11 +102,18 @@ impl Precision {
         }
     }
 
-    /// Half the smallest subnormal: the absolute error a product that
-    /// underflows may take on top of the relative bound (`u` holds only
-    /// for results in the normal range).
-    pub fn underflow(&self) -> f64 {
-        ((self.min_exponent - self.digits) as f64).exp2()
+    /// The type's smallest subnormal, `2^(min_exponent - digits + 1)`.
+    pub fn smallest_subnormal(&self) -> f64 {
+        ((self.min_exponent - self.digits + 1) as f64).exp2()
+    }
+
+    /// A bound on the absolute error `n` products that underflow may take
+    /// on top of the relative bound (`u` holds only for results in the
+    /// normal range): each is off by at most half the smallest subnormal.
+    /// Counted in whole subnormals, `⌈n/2⌉`, because f64's half subnormal,
+    /// 2^-1075, is not an f64: as a factor it would round to zero.
+    pub fn underflow(&self, n: u64) -> f64 {
+        n.div_ceil(2) as f64 * self.smallest_subnormal()
     }
 
     /// The spacing of the type's values around `x`.
@@ -394,7 +401,7 @@ fn sum_interval(s: &ExactSum, acc: Precision, store: Precision, extra_roundings:
     // Σ|terms| was itself summed in f64: inflate it by that sum's own bound.
     let abs_sum = s.abs_sum * (1.0 + 2.0 * s.terms as f64 * f64::EPSILON);
     let roundings = s.terms + extra_roundings;
-    let radius = acc.gamma(roundings) * abs_sum + roundings as f64 * acc.underflow() + store.ulp(center);
+    let radius = acc.gamma(roundings) * abs_sum + acc.underflow(roundings) + store.ulp(center);
     Interval { center, radius, special: s.specials.value(), may_overflow: abs_sum >= acc.max_finite }
 }
 
@@ -625,9 +632,10 @@ fn judge_intervals(actual: &Literal, reference: &Literal, intervals: &[Interval]
         ),
         expected: match i.special {
             Some(s) => format!("{s} (the exact result is not finite)"),
-            None => format!("{} ± {:e} (the tolerance model's interval)", i.center, i.radius),
+            // Debug, not Display: 3e-323 rather than 323 digits.
+            None => format!("{:?} ± {:e} (the tolerance model's interval)", i.center, i.radius),
         },
-        actual: parts[bad].to_string(),
+        actual: format!("{:?}", parts[bad]),
     })
 }
 
@@ -651,6 +659,8 @@ fn within(x: f64, i: &Interval, p: Precision) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use xlaref_reference::numerics::convert::Num;
+    use xlaref_reference::terms::Acc;
 
     #[test]
     fn gamma_and_ulp() {
@@ -659,8 +669,34 @@ mod tests {
         assert_eq!(p.ulp(0.0), (-149f64).exp2());
         assert!((p.gamma(2) / (2.0 * (-24f64).exp2()) - 1.0).abs() < 1e-6);
         assert!(p.gamma(1 << 30).is_infinite());
-        // f32: the smallest subnormal is 2^-149.
-        assert_eq!(p.underflow(), (-150f64).exp2());
+        // f32: the smallest subnormal is 2^-149; two products off by half of it.
+        assert_eq!(p.underflow(2), (-149f64).exp2());
+        // f64: half its smallest subnormal is not an f64, yet the bound of
+        // one underflowing product must not vanish.
+        let d = Precision::of(ElementType::F64).unwrap();
+        assert_eq!(d.underflow(1), (-1074f64).exp2());
+        assert_eq!(d.underflow(4), 2.0 * (-1074f64).exp2());
+    }
+
+    /// Found by `xlaref fuzz --ops conv --seed 51` (program 96615): an f64
+    /// Conv whose products underflow. Four products of exactly 1.5 smallest
+    /// subnormals sum to 6; formed in f64 each rounds (to even) to 2, and
+    /// their sum is 8. The interval must hold that honest 8.
+    #[test]
+    fn f64_products_that_underflow_are_honest() {
+        let p = Precision::of(ElementType::F64).unwrap();
+        let tiny = (-1074f64).exp2();
+        let (x, y) = (3.0 * (-600f64).exp2(), (-475f64).exp2());
+        assert_eq!(x * y, 2.0 * tiny, "1.5 subnormals round to 2");
+        let mut acc = ExactAcc::zero();
+        let (a, b) = (ExactAcc::from_num(Num::Real(x)), ExactAcc::from_num(Num::Real(y)));
+        for _ in 0..4 {
+            acc.mul_add(&a, &b);
+        }
+        let i = sum_interval(&acc.re, p, p, 0);
+        assert_eq!(i.center, 6.0 * tiny);
+        assert!(within(8.0 * tiny, &i, p));
+        assert!(!within(12.0 * tiny, &i, p), "a fifth product's worth is outside");
     }
 
     #[test]
