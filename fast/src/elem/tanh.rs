@@ -4,29 +4,31 @@
 //! at 2.4 ms of Tanh alone where XLA CPU runs the whole program in 2.5 ms.
 //!
 //! The result is within one ulp of the reference's (`tanh` in f64, rounded
-//! once): every error below is a small fraction of an ulp of the result
-//! before its one final rounding, so the rounded value is the reference's
-//! or its neighbour (it differs only where `tanh(x)` lies that close to a
-//! midpoint between two f32s). With `a = |x|`:
-//! - `a < 0.625`: `tanh(a) = a + a·q` with `q = z·P(z)`, `z = a²` and `P`
-//!   a degree-5 fit of `(tanh(a)/a - 1)/z` (relative error `5·10⁻⁸`, the
-//!   rounding of its f32 coefficients). `|q| < 0.12`, so an error of a few
-//!   ulps in `q` moves the result by well under half an ulp; `a + a·q` is
-//!   one fused multiply-add.
-//! - `0.625 <= a`: `tanh(a) = 1 - d` with `d = 2/(E + 1)` and `E = e^2a`
+//! once). That holds whenever the value before the one final rounding is
+//! less than one ulp from `tanh(x)`: the reference and this result are then
+//! each within half an ulp of their own unrounded values, so they are less
+//! than two ulps, hence at most one, apart. With `a = |x|`, `u = 2^-24`
+//! (the relative bound of one rounding) and the result's ulp `2u` in
+//! [0.5, 1):
+//! - `a < 0.9`: `tanh(a) = a + a·q` with `q = z·P(z)`, `z = a²` and `P` a
+//!   degree-6 fit of `(tanh(a)/a - 1)/z` (relative error `6·10⁻⁸`). `|q| <
+//!   0.21`, so the fit and Horner's few roundings in `q` move `a + a·q` by
+//!   about a tenth of an ulp; `a + a·q` is one fused multiply-add.
+//! - `0.9 <= a`: `tanh(a) = 1 - d` with `d = 2E/(1 + E)` and `E = e^-2a`
 //!   (`a` clamped to 9.1, beyond which the f32 result is 1). `E` comes from
-//!   the table method of `exp::lanes` left unrounded as a sum of two f32s
-//!   (relative error about `2^-29`), normalized by Fast2Sum; `E + 1` is
-//!   carried as two f32s too (Fast2Sum again); `d` is Newton's reciprocal of it refined twice from the
-//!   14-bit `vrcp14ps` (no division); and `1 - d` is formed as `w + (e -
-//!   c)`, with `w = 1 - q1` and its rounding error `e` exact (Fast2Sum) and
-//!   `c` the small second part of `d`. `d <= 0.445`, so the error of `d`
-//!   is under a tenth of an ulp of the result.
+//!   the table method of `exp::lanes`, its two-part table value and
+//!   polynomial summed before one rounding (relative error under `1.1u`);
+//!   `1 + E` is rounded once (`u`) and `d` is Newton's step from the
+//!   14-bit `vrcp14ps` (error `2^-28` before its rounding, `u`). So `d` is
+//!   within `3.1u·d` of its value, and `d <= 1 - tanh(0.9) = 0.284` makes
+//!   that under `0.9u`, less than half the result's ulp; `1 - d` is the
+//!   final rounding. (`E = e^-2a` rather than `e^2a`: `E <= 0.17` cannot
+//!   overflow, and `2E` is exact.)
 //!
-//! Checked over every f32 (`every_f32_within_one_ulp`, ignored: 51 s in
-//! release, far longer in the unoptimized test build): none is more than
-//! one ulp from the reference, 951,516 of the 2^32 (0.022%) are one ulp
-//! off. A sample of the bit patterns is checked in every test run.
+//! Checked over every f32 (`every_f32_within_one_ulp`, ignored: about a
+//! minute in release, far longer in the unoptimized test build): none is
+//! more than one ulp from the reference. A sample of the bit patterns is
+//! checked in every test run.
 
 /// f32 Tanh of `v`: sixteen lanes at a time where the CPU has AVX-512,
 /// [`super::f32_math::tanh_f32`] per element elsewhere.
@@ -54,12 +56,14 @@ pub(crate) mod lanes {
     use std::mem::MaybeUninit;
 
     /// Below this magnitude the polynomial; at and above it `1 - d`.
-    const SMALL: f32 = 0.625;
+    const SMALL: f32 = 0.9;
     /// `tanh(a)` rounds to 1 in f32 for `a > 9.011`.
     const CLAMP: f32 = 9.1;
-    /// `P(z)`, constant term first (fitted in 40-digit arithmetic at 400
-    /// Chebyshev nodes of [0, 0.625²], weighted for relative error).
-    const P: [f32; 6] = [-0.333_333_34, 0.133_333_03, -0.053_959_116, 0.021_767_898, -0.008_340_987, 0.002_289_738];
+    /// `P(z)`, constant term first: a least-squares fit, weighted for
+    /// relative error, of `(tanh(a)/a - 1)/z` at 600 Chebyshev nodes of
+    /// [0, 0.9²] in 40-digit arithmetic; with the coefficients rounded to
+    /// f32 its relative error is below `6·10⁻⁸`.
+    const P: [f32; 7] = [-0.333_333_3, 0.133_332_58, -0.053_953_41, 0.021_756_943, -0.008_445_107, 0.002_752_883_6, -0.000_517_816_46];
 
     /// `dst[i] = tanh(src[i])` for `i < min(src.len(), dst.len())`.
     ///
@@ -88,50 +92,39 @@ pub(crate) mod lanes {
     pub(crate) unsafe fn tanh16(x: __m512) -> __m512 {
         let sign_bit = _mm512_set1_ps(-0.0);
         let one = _mm512_set1_ps(1.0);
-        let two = _mm512_set1_ps(2.0);
         let a = _mm512_andnot_ps(sign_bit, x);
         // a + a·z·P(z)
         let z = _mm512_mul_ps(a, a);
-        let mut p = _mm512_set1_ps(P[5]);
-        for &c in P[..5].iter().rev() {
+        let mut p = _mm512_set1_ps(P[6]);
+        for &c in P[..6].iter().rev() {
             p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(c));
         }
         let small = _mm512_fmadd_ps(a, _mm512_mul_ps(z, p), a);
-        // 1 - 2/(e^2a + 1); `min` returns its second operand, `a`, when it
-        // is NaN, and NaN flows through.
-        let y = _mm512_min_ps(_mm512_set1_ps(CLAMP), a);
-        let y = _mm512_add_ps(y, y);
+        // 1 - 2E/(1 + E) with E = e^-2a; `min` returns its second operand,
+        // `a`, when it is NaN, and NaN flows through.
+        let w = _mm512_mul_ps(_mm512_min_ps(_mm512_set1_ps(CLAMP), a), _mm512_set1_ps(-2.0));
         let n =
-            _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(_mm512_mul_ps(y, _mm512_set1_ps(SIXTEEN_OVER_LN2)));
-        let r = _mm512_fnmadd_ps(n, _mm512_set1_ps(LN2_16_HI), y);
+            _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(_mm512_mul_ps(w, _mm512_set1_ps(SIXTEEN_OVER_LN2)));
+        let r = _mm512_fnmadd_ps(n, _mm512_set1_ps(LN2_16_HI), w);
         let r = _mm512_fnmadd_ps(n, _mm512_set1_ps(LN2_16_LO), r);
+        // The low four bits of n pick the table entry (n < 0 included);
+        // `scalef` scales by 2^floor(n/16).
         let j = _mm512_cvtps_epi32(n);
         let t_hi = _mm512_permutexvar_ps(j, _mm512_loadu_ps(TABLE_HI.as_ptr().cast()));
         let t_lo = _mm512_permutexvar_ps(j, _mm512_loadu_ps(TABLE_LO.as_ptr().cast()));
         let q = _mm512_fmadd_ps(r, _mm512_set1_ps(1.0 / 24.0), _mm512_set1_ps(1.0 / 6.0));
         let q = _mm512_fmadd_ps(r, q, _mm512_set1_ps(0.5));
         let p_r = _mm512_fmadd_ps(_mm512_mul_ps(r, r), q, r);
-        // E = 2^k·(t_hi + rest), both parts scaled exactly.
-        let k = _mm512_mul_ps(n, _mm512_set1_ps(1.0 / 16.0));
-        let e_hi = _mm512_scalef_ps(t_hi, k);
-        let e_lo = _mm512_scalef_ps(_mm512_fmadd_ps(t_hi, p_r, t_lo), k);
-        // E = e + e_err, normalized (Fast2Sum: e_lo is at most 2.2% of
-        // e_hi); then E + 1 = s + s_lo (Fast2Sum: e > 3 here), s_lo below
-        // an ulp of s, as the reciprocal's correction needs.
-        let e = _mm512_add_ps(e_hi, e_lo);
-        let e_err = _mm512_add_ps(_mm512_sub_ps(e_hi, e), e_lo);
-        let s = _mm512_add_ps(e, one);
-        let s_lo = _mm512_add_ps(_mm512_sub_ps(one, _mm512_sub_ps(s, e)), e_err);
-        // d = 2/(s + s_lo) = q1 + c.
+        // E = 2^k·(t_hi + (t_hi·p_r + t_lo)), rounded once at the end.
+        let mantissa = _mm512_add_ps(t_hi, _mm512_fmadd_ps(t_hi, p_r, t_lo));
+        let e = _mm512_scalef_ps(mantissa, _mm512_mul_ps(n, _mm512_set1_ps(1.0 / 16.0)));
+        // d = 2E/s, s = 1 + E: Newton's step from the 14-bit reciprocal.
+        let s = _mm512_add_ps(one, e);
+        let two_e = _mm512_add_ps(e, e);
         let r0 = _mm512_rcp14_ps(s);
-        let q0 = _mm512_mul_ps(r0, two);
-        let q1 = _mm512_fmadd_ps(_mm512_fnmadd_ps(q0, s, two), r0, q0);
-        let residual = _mm512_fnmadd_ps(q1, s_lo, _mm512_fnmadd_ps(q1, s, two));
-        let c = _mm512_mul_ps(residual, r0);
-        // 1 - q1 - c: w = 1 - q1 and its error e exactly, then one rounding.
-        let w = _mm512_sub_ps(one, q1);
-        let w_err = _mm512_sub_ps(_mm512_sub_ps(one, w), q1);
-        let large = _mm512_add_ps(w, _mm512_sub_ps(w_err, c));
+        let q0 = _mm512_mul_ps(two_e, r0);
+        let d = _mm512_fmadd_ps(_mm512_fnmadd_ps(q0, s, two_e), r0, q0);
+        let large = _mm512_sub_ps(one, d);
         let is_small = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(a, _mm512_set1_ps(SMALL));
         let t = _mm512_mask_blend_ps(is_small, large, small);
         _mm512_or_ps(t, _mm512_and_ps(sign_bit, x))
