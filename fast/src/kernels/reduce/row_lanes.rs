@@ -39,7 +39,7 @@ pub(crate) const PARTS: usize = 64;
 
 macro_rules! row_lanes {
     ($t:ty, $module:ident, $public:ident, $vec:ty, $lanes:expr, $loadu:ident, $storeu:ident, $add:ident,
-     $cmp:ident, $blend:ident, $movemask:ident, $cast:ident) => {
+     $cmp:ident, $blend:ident, $movemask:ident, $cast:ident, $max_ps:ident, $min_ps:ident, $fpclass:ident) => {
         #[cfg(target_arch = "x86_64")]
         pub(crate) mod $module {
             use super::{scalar, LaneOp, PARTS};
@@ -77,25 +77,44 @@ macro_rules! row_lanes {
             #[target_feature(enable = "avx512f,avx512dq")]
             pub(super) unsafe fn fold(op: LaneOp, xs: &[$t]) -> $t {
                 match op {
-                    LaneOp::Add => with(op, xs, |a, b| $add(a, b)),
-                    LaneOp::Max => with(op, xs, |a, b| max(a, b)),
-                    LaneOp::Min => with(op, xs, |a, b| min(a, b)),
+                    LaneOp::Add => with(op, xs, |a, b| $add(a, b), |_| 0).0,
+                    LaneOp::Max => plain(op, xs, |a, b| $max_ps(a, b)).unwrap_or_else(|| with(op, xs, |a, b| max(a, b), |_| 0).0),
+                    LaneOp::Min => plain(op, xs, |a, b| $min_ps(a, b)).unwrap_or_else(|| with(op, xs, |a, b| min(a, b), |_| 0).0),
                 }
             }
 
+            /// Max or Min by the hardware's `max`/`min`, which equal
+            /// `maximum`/`minimum` (bit for bit, operand for operand) but on
+            /// NaNs and on a +0 met by a -0; None when the vector part of
+            /// the row holds a NaN or a zero (the exact lanes then fold it
+            /// again). The exact lanes cost five compares, three mask
+            /// operations and a blend per vector: 103 ns per 512-value row
+            /// against 25 for a sum.
             #[inline(always)]
-            unsafe fn with(op: LaneOp, xs: &[$t], f: impl Fn($vec, $vec) -> $vec) -> $t {
+            unsafe fn plain(op: LaneOp, xs: &[$t], f: impl Fn($vec, $vec) -> $vec) -> Option<$t> {
+                // QNaN, +0, -0, SNaN.
+                let (folded, seen) = with(op, xs, f, |v| $fpclass::<0x87>(v) as u32);
+                (seen == 0).then_some(folded)
+            }
+
+            /// The fold with `f`, and the OR of `mark` over every vector
+            /// it loaded.
+            #[inline(always)]
+            unsafe fn with(op: LaneOp, xs: &[$t], f: impl Fn($vec, $vec) -> $vec, mark: impl Fn($vec) -> u32) -> ($t, u32) {
                 let p = xs.as_ptr();
                 let mut part: [$vec; VECTORS] = std::array::from_fn(|k| $loadu(p.add(k * $lanes)));
+                let mut seen = part.iter().fold(0, |m, &v| m | mark(v));
                 let chunks = (xs.len() - PARTS) / PARTS;
                 for c in 1..=chunks {
                     for (k, v) in part.iter_mut().enumerate() {
                         // SAFETY (caller): chunk c ends at (c + 1)·PARTS <= len.
-                        *v = f(*v, $loadu(p.add(c * PARTS + k * $lanes)));
+                        let x = $loadu(p.add(c * PARTS + k * $lanes));
+                        seen |= mark(x);
+                        *v = f(*v, x);
                     }
                 }
                 let folded = tree(op, part, f);
-                xs[(chunks + 1) * PARTS..].iter().fold(folded, |a, &x| scalar(op, a, x))
+                (xs[(chunks + 1) * PARTS..].iter().fold(folded, |a, &x| scalar(op, a, x)), seen)
             }
 
             /// `fold_any_order`'s halving tree over its 64 partial results
@@ -159,7 +178,10 @@ row_lanes!(
     _mm512_cmp_ps_mask,
     _mm512_mask_blend_ps,
     _mm512_movepi32_mask,
-    _mm512_castps_si512
+    _mm512_castps_si512,
+    _mm512_max_ps,
+    _mm512_min_ps,
+    _mm512_fpclass_ps_mask
 );
 row_lanes!(
     f64,
@@ -173,7 +195,10 @@ row_lanes!(
     _mm512_cmp_pd_mask,
     _mm512_mask_blend_pd,
     _mm512_movepi64_mask,
-    _mm512_castpd_si512
+    _mm512_castpd_si512,
+    _mm512_max_pd,
+    _mm512_min_pd,
+    _mm512_fpclass_pd_mask
 );
 
 #[cfg(test)]
@@ -189,7 +214,8 @@ mod tests {
     /// chunk boundaries, with NaNs, signed zeros and infinities mixed in.
     #[test]
     fn lanes_equal_the_portable_fold() {
-        let specials = [f32::NAN, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY, -f32::NAN];
+        let snan = f32::from_bits(0x7f80_0001);
+        let specials = [f32::NAN, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY, -f32::NAN, snan, -0.0, 0.0];
         for len in [0, 1, 127, 128, 129, 191, 192, 193, 255, 256, 512, 576, 1000, 1024, 4097] {
             for seed in 0..6u32 {
                 let mut xs: Vec<f32> = (0..len as u32).map(|i| ((i.wrapping_mul(2654435761) ^ seed) % 2001) as f32 / 7.0 - 140.0).collect();
@@ -211,6 +237,28 @@ mod tests {
                     assert!(same, "f64 {op:?} over {len} values, seed {seed}: {got} against {want}");
                 }
             }
+        }
+    }
+
+    /// Cost of one 512-value row fold, L1-resident (`cargo test --release
+    /// -p xlaref-fast --lib row_fold_costs -- --ignored --nocapture`).
+    #[test]
+    #[ignore]
+    fn row_fold_costs() {
+        let xs: Vec<f32> = (0..512).map(|i| (i as f32 * 0.37 + 0.1).sin()).collect();
+        let mut with_zero = xs.clone();
+        with_zero[100] = 0.0;
+        for (op, row, what) in [(LaneOp::Add, &xs, ""), (LaneOp::Max, &xs, ""), (LaneOp::Max, &with_zero, ", a zero in the row")] {
+            let reps = 200_000;
+            let t = std::time::Instant::now();
+            let mut acc = 0.0;
+            for _ in 0..reps {
+                acc += fold_row_f32(op, 0.0, std::hint::black_box(row)).unwrap_or(0.0);
+            }
+            eprintln!("{op:?}{what}: {:.1} ns per 512-value row", t.elapsed().as_secs_f64() * 1e9 / reps as f64);
+            assert!(acc.is_finite());
+            let want = fold_any_order(0.0, row, |a, b| scalar(op, a, b));
+            assert_eq!(fold_row_f32(op, 0.0, row).map(f32::to_bits), Some(want.to_bits()));
         }
     }
 }
