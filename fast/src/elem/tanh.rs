@@ -7,13 +7,17 @@
 //! once). That holds whenever the value before the one final rounding is
 //! less than one ulp from `tanh(x)`: the reference and this result are then
 //! each within half an ulp of their own unrounded values, so they are less
-//! than two ulps, hence at most one, apart. With `a = |x|`, `u = 2^-24`
-//! (the relative bound of one rounding) and the result's ulp `2u` in
-//! [0.5, 1):
+//! than two ulps, hence at most one, apart. With `a = |x|` and `u =
+//! 2^-24` (the relative bound of one rounding, and the ulp of results in
+//! [0.5, 1)):
 //! - `a < 0.9`: `tanh(a) = a + a·q` with `q = z·P(z)`, `z = a²` and `P` a
-//!   degree-6 fit of `(tanh(a)/a - 1)/z` (relative error `6·10⁻⁸`). `|q| <
-//!   0.21`, so the fit and Horner's few roundings in `q` move `a + a·q` by
-//!   about a tenth of an ulp; `a + a·q` is one fused multiply-add.
+//!   degree-6 fit of `(tanh(a)/a - 1)/z` (relative error `6·10⁻⁸`, about
+//!   `u`). `q` is within about `4u` of its value (the fit, Horner's last
+//!   steps where the partial values are near `-1/3`, the product `z·P`),
+//!   and `|a·q| <= 0.184`, so `a + a·q`, one fused multiply-add, is off by
+//!   under `0.75u` before its rounding: under one ulp of the result, which
+//!   is `u` at the top of the range (0.716 at `a = 0.9`) and shrinks more
+//!   slowly than `|a·q|` below it.
 //! - `0.9 <= a`: `tanh(a) = 1 - d` with `d = 2E/(1 + E)` and `E = e^-2a`
 //!   (`a` clamped to 9.1, beyond which the f32 result is 1). `E` comes from
 //!   the table method of `exp::lanes`, its two-part table value and
@@ -21,9 +25,9 @@
 //!   `1 + E` is rounded once (`u`) and `d` is Newton's step from the
 //!   14-bit `vrcp14ps` (error `2^-28` before its rounding, `u`). So `d` is
 //!   within `3.1u·d` of its value, and `d <= 1 - tanh(0.9) = 0.284` makes
-//!   that under `0.9u`, less than half the result's ulp; `1 - d` is the
-//!   final rounding. (`E = e^-2a` rather than `e^2a`: `E <= 0.17` cannot
-//!   overflow, and `2E` is exact.)
+//!   that under `0.9u`, less than one ulp of the result (`u`: the results
+//!   lie in [0.716, 1]); `1 - d` is the final rounding. (`E = e^-2a`
+//!   rather than `e^2a`: `E <= 0.17` cannot overflow, and `2E` is exact.)
 //!
 //! Checked over every f32 (`every_f32_within_one_ulp`, ignored: about a
 //! minute in release, far longer in the unoptimized test build): none is
