@@ -102,18 +102,14 @@ impl Precision {
         }
     }
 
-    /// The type's smallest subnormal, `2^(min_exponent - digits + 1)`.
-    pub fn smallest_subnormal(&self) -> f64 {
-        ((self.min_exponent - self.digits + 1) as f64).exp2()
-    }
-
     /// A bound on the absolute error `n` products that underflow may take
     /// on top of the relative bound (`u` holds only for results in the
     /// normal range): each is off by at most half the smallest subnormal.
     /// Counted in whole subnormals, `⌈n/2⌉`, because f64's half subnormal,
     /// 2^-1075, is not an f64: as a factor it would round to zero.
     pub fn underflow(&self, n: u64) -> f64 {
-        n.div_ceil(2) as f64 * self.smallest_subnormal()
+        // ulp(0): the smallest subnormal.
+        n.div_ceil(2) as f64 * self.ulp(0.0)
     }
 
     /// The spacing of the type's values around `x`.

@@ -77,9 +77,9 @@ macro_rules! row_lanes {
             #[target_feature(enable = "avx512f,avx512dq")]
             pub(super) unsafe fn fold(op: LaneOp, xs: &[$t]) -> $t {
                 match op {
-                    LaneOp::Add => with(op, xs, |a, b| $add(a, b), |_| 0).0,
-                    LaneOp::Max => plain(op, xs, |a, b| $max_ps(a, b)).unwrap_or_else(|| with(op, xs, |a, b| max(a, b), |_| 0).0),
-                    LaneOp::Min => plain(op, xs, |a, b| $min_ps(a, b)).unwrap_or_else(|| with(op, xs, |a, b| min(a, b), |_| 0).0),
+                    LaneOp::Add => exact(op, xs, |a, b| $add(a, b)),
+                    LaneOp::Max => plain(op, xs, |a, b| $max_ps(a, b)).unwrap_or_else(|| exact(op, xs, |a, b| max(a, b))),
+                    LaneOp::Min => plain(op, xs, |a, b| $min_ps(a, b)).unwrap_or_else(|| exact(op, xs, |a, b| min(a, b))),
                 }
             }
 
@@ -95,6 +95,12 @@ macro_rules! row_lanes {
                 // QNaN, +0, -0, SNaN.
                 let (folded, seen) = with(op, xs, f, |v| $fpclass::<0x87>(v) as u32);
                 (seen == 0).then_some(folded)
+            }
+
+            /// The fold with `f`, marking nothing.
+            #[inline(always)]
+            unsafe fn exact(op: LaneOp, xs: &[$t], f: impl Fn($vec, $vec) -> $vec) -> $t {
+                with(op, xs, f, |_| 0).0
             }
 
             /// The fold with `f`, and the OR of `mark` over every vector
