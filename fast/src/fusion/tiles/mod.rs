@@ -16,6 +16,8 @@
 //! result is the op-by-op result (exactly; NaN payloads aside, see
 //! `fusion/mod.rs`).
 
+mod chain;
+
 use std::mem::MaybeUninit;
 use std::sync::Mutex;
 
@@ -27,7 +29,7 @@ use xlaref_reference::RunError;
 
 use super::blocks::RowFolds;
 use super::choose;
-use super::lanes::{sums_in_registers, Arg, ChainFloat, Link, LinkOp};
+use super::lanes::{ChainFloat, LinkOp};
 use super::{array, internal, spread, spread_into, Rows, Spread, R};
 use crate::elem::float::FFloat;
 use crate::kernels::elementwise::{float_binary_fn, float_unary_fn, BinaryUse, Side, UnaryUse};
@@ -393,9 +395,8 @@ struct Scratch<'a, T> {
     slots: Vec<Vec<T>>,
     views: Vec<View<'a, T>>,
     rows: Vec<T>,
-    links: Vec<Link<T>>,
-    /// Per step of the current chain: its link, if it has one.
-    link_of: Vec<Option<usize>>,
+    /// The register chains' plans for the kinds of tile met so far.
+    plans: Vec<chain::Plan<'a, T>>,
 }
 
 impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
@@ -413,8 +414,7 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
                 slots: vec![Vec::with_capacity(tile_out * ratio); self.slots],
                 views: Vec::new(),
                 rows: Vec::new(),
-                links: Vec::new(),
-                link_of: Vec::new(),
+                plans: Vec::new(),
             };
             let mut at = 0;
             let mut stopped = false;
@@ -484,104 +484,6 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
             o.write(x);
         }
         Ok(())
-    }
-
-    /// Steps `run` (at least two, each with a link) for the tile, as one
-    /// register chain; pushes their views. Returns whether the group's
-    /// result went straight to `out`.
-    fn chain(&self, s: &mut Scratch<'a, T>, run: std::ops::Range<usize>, start: usize, len: usize, out: &mut [MaybeUninit<T>]) -> R<bool> {
-        s.links.clear();
-        s.link_of.clear();
-        let fold_operand = self.fold.as_ref().map(|f| f.operand);
-        for j in run.clone() {
-            let step = &self.steps[j];
-            let mut args = [Arg::One(T::default()); 3];
-            for (k, &src) in step.inputs.iter().enumerate().take(3) {
-                args[k] = match src {
-                    Src::Member(m) if m >= run.start => match s.link_of[m - run.start] {
-                        Some(l) if l + 1 == s.links.len() => Arg::Prev,
-                        Some(l) => {
-                            // Read from memory: the member stores its values.
-                            let buffer = &mut s.slots[self.steps[m].slot];
-                            buffer.resize(len, T::default());
-                            s.links[l].store = buffer.as_mut_ptr();
-                            Arg::At(buffer.as_ptr())
-                        }
-                        None => match s.views[m] {
-                            View::One(x) => Arg::One(x),
-                            _ => return Err(internal("chain member without a link or a value")),
-                        },
-                    },
-                    Src::Member(m) => match s.views[m] {
-                        View::Slot(b) => Arg::At(s.slots[b].as_ptr()),
-                        View::At(v) => Arg::At(v.as_ptr()),
-                        View::One(x) => Arg::One(x),
-                    },
-                    Src::Whole(v) => Arg::At(v[start..start + len].as_ptr()),
-                    Src::One(x) => Arg::One(x),
-                };
-            }
-            let arity = step.inputs.len().min(3);
-            if args[..arity].iter().all(|a| matches!(a, Arg::One(_))) {
-                // The same value at every position: computed once.
-                let value = self.step(step, s, start, len)?;
-                s.views.push(value);
-                s.link_of.push(None);
-                continue;
-            }
-            let op = step.link.ok_or_else(|| internal("chain step without a link"))?;
-            s.link_of.push(Some(s.links.len()));
-            s.links.push(Link { op, a: args[0], b: args[1], c: args[2], store: std::ptr::null_mut() });
-            // A view for now; the slot holds the values only if stored.
-            s.views.push(View::Slot(step.slot));
-        }
-        // A row sum of the chain's last link, when the tile is that one
-        // row: summed in registers as the link runs, never stored.
-        let summed = match &self.fold {
-            Some(f) if f.op == BinaryOp::Add && f.len == len && sums_in_registers(len) && f.operand + 1 == run.end && !out.is_empty() => {
-                s.link_of[f.operand - run.start].filter(|&l| l + 1 == s.links.len()).map(|_| f.init)
-            }
-            _ => None,
-        };
-        // Values read after the chain, the result and the folded values
-        // are stored; the group's result straight into `out`.
-        let mut direct = false;
-        for j in run.clone() {
-            let Some(l) = s.link_of[j - run.start] else { continue };
-            let step = &self.steps[j];
-            if summed.is_some() && Some(j) == fold_operand {
-                continue;
-            }
-            if self.fold.is_none() && j == self.result {
-                // Streaming these stores past the cache (as `stream.rs`
-                // does for whole-array kernels) made a five-op chain over
-                // 16M f32 slower, 0.8 -> 1.4 ms: the result is read next.
-                s.links[l].store = out.as_mut_ptr().cast::<T>();
-                direct = true;
-            } else if Some(j) == fold_operand || step.readers.iter().any(|&r| r >= run.end) {
-                let buffer = &mut s.slots[step.slot];
-                buffer.resize(len, T::default());
-                s.links[l].store = buffer.as_mut_ptr();
-            }
-        }
-        if out.len() < len && direct {
-            return Err(internal("fused output shorter than its tile"));
-        }
-        // SAFETY: every `At` pointer reads `len` values of a slice or slot
-        // of at least `len`, every store writes `len` values of a slot
-        // resized to `len` or of `out` (checked above); a slot a link
-        // stores to is only read by links before it at positions they
-        // have read (`assign_slots` frees a slot after its last reader).
-        if let Some(init) = summed {
-            // SAFETY: as for `run_chain` below; the last link stores nothing.
-            let sum = unsafe { T::run_chain_sum(&s.links, len) }.ok_or_else(|| internal("register row sum without vector lanes"))?;
-            out[0].write(T::plus(init, sum));
-            return Ok(true);
-        }
-        if !unsafe { T::run_chain(&s.links, len) } {
-            return Err(internal("register chain on a CPU without vector lanes"));
-        }
-        Ok(direct)
     }
 
     /// One member's values for the tile.
