@@ -207,9 +207,13 @@ fn segments<T: Elem, F: Fn(T, T) -> T + Copy + Send + Sync>(
         None if assoc => fold_any_order(acc, seg, f),
         None => seg.iter().fold(acc, |a, &v| f(a, v)),
     };
-    let one = |o: usize, acc: T| -> T {
-        let base = Odometer::new(&g.kept_sizes, &g.kept_strides, o).next().unwrap_or(0);
-        Odometer::new(outer_sizes, outer_strides, 0).fold(acc, |a, off| fold(a, &x[base + off..base + off + inner]))
+    // Output `o` at `base`, the offset of its kept index.
+    let one = |base: usize, acc: T| -> T {
+        match outer_sizes {
+            // One segment per output (a row): no odometer per row.
+            [] => fold(acc, &x[base..base + inner]),
+            _ => Odometer::new(outer_sizes, outer_strides, 0).fold(acc, |a, off| fold(a, &x[base + off..base + off + inner])),
+        }
     };
     if assoc && g.outputs < 2 * rayon::current_num_threads() && g.per_output >= par::PARALLEL_THRESHOLD {
         // Few outputs, much work each: split each output's work.
@@ -253,8 +257,10 @@ fn segments<T: Elem, F: Fn(T, T) -> T + Copy + Send + Sync>(
         par::simd(
             #[inline(always)]
             || {
-                for (i, acc) in chunk.iter_mut().enumerate() {
-                    *acc = one(t * per_task + i, *acc);
+                // One odometer per task, stepped from output to output.
+                let mut bases = Odometer::new(&g.kept_sizes, &g.kept_strides, t * per_task);
+                for acc in chunk.iter_mut() {
+                    *acc = one(bases.next().unwrap_or(0), *acc);
                 }
             },
         )
