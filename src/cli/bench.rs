@@ -84,7 +84,9 @@ pub struct Spec {
     pub build: fn(usize) -> Result<Instance, String>,
     /// The reference's cost at size `n` (for extrapolation).
     pub reference_cost: fn(usize) -> f64,
-    /// XLA CPU's figure for the full size, measured on this machine.
+    /// XLA CPU's figure for the full size, recorded on a Zen 4 host
+    /// (`tools/xla_bench.py`); a reference point, not a same-session
+    /// measurement (the host's clock changes between sessions).
     pub xla: &'static str,
 }
 
@@ -582,7 +584,7 @@ pub fn run(a: BenchArgs) -> i32 {
         rayon::current_num_threads(),
         xlaref_fast::isa::isa().name()
     );
-    let header = ["op", "shape", "reference", "fast", "speedup", "fast rate", "XLA CPU", "peak mem"];
+    let header = ["op", "shape", "reference", "fast", "speedup", "fast rate", "XLA CPU (recorded)", "peak mem"];
     let mut rows: Vec<[String; 8]> = Vec::new();
     let mut failures = Vec::new();
     for s in &specs {
@@ -634,6 +636,9 @@ pub fn run(a: BenchArgs) -> i32 {
     }
     print_rows(&header, &rows);
     println!("~ = the reference ran a smaller instance; its time is extrapolated by its own cost model.");
+    println!(
+        "XLA CPU (recorded): figures recorded on a Zen 4 host in an earlier session, where the clock may have differed; for a ratio, run `python3 tools/xla_bench.py` now, on this machine."
+    );
     for f in &failures {
         eprintln!("failed: {f}");
     }
