@@ -225,7 +225,7 @@ impl SumOfProducts for Plan {
                 }
                 let a = MatRef { data: col, offset: 0, row_stride: k, col_stride: 1 };
                 let b = MatRef { data: &w, offset: g * self.oz_per_group, row_stride: self.output_z, col_stride: 1 };
-                gemm::gemm(nrows, n, k, a, b, &mut c_rows[g * self.oz_per_group..], self.output_z, false, clock)?;
+                gemm::gemm(nrows, n, k, a, b, gemm::as_uninit(&mut c_rows[g * self.oz_per_group..]), self.output_z, false, clock)?;
             }
             Ok(())
         };

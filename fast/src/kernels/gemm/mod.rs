@@ -16,6 +16,8 @@
 
 mod portable;
 
+use std::mem::MaybeUninit;
+
 use crate::internal;
 use num_complex::Complex;
 use rayon::prelude::*;
@@ -68,7 +70,7 @@ pub trait Elem: Copy + Send + Sync + 'static {
         _k: usize,
         _a: &MatRef<Self>,
         _b: &MatRef<Self>,
-        _c: &mut [Self],
+        _c: &mut [MaybeUninit<Self>],
         _ldc: usize,
         _parallel: bool,
     ) -> bool {
@@ -86,7 +88,7 @@ macro_rules! crate_gemm {
             k: usize,
             a: &MatRef<Self>,
             b: &MatRef<Self>,
-            c: &mut [Self],
+            c: &mut [MaybeUninit<Self>],
             ldc: usize,
             parallel: bool,
         ) -> bool {
@@ -109,7 +111,7 @@ macro_rules! crate_gemm {
                     m,
                     n,
                     k,
-                    c.as_mut_ptr(),
+                    c.as_mut_ptr().cast::<Self>(),
                     1,
                     ldc_i,
                     false,
@@ -211,6 +213,14 @@ impl<T> MatRef<'_, T> {
     }
 }
 
+/// `c` as a slice [`gemm`] may write: it writes only values of `T`, so
+/// the slice stays initialized.
+pub fn as_uninit<T>(c: &mut [T]) -> &mut [MaybeUninit<T>] {
+    // SAFETY: `MaybeUninit<T>` has the layout of `T`, and the callers
+    // (`gemm`) write only initialized values through the view.
+    unsafe { &mut *(c as *mut [T] as *mut [MaybeUninit<T>]) }
+}
+
 /// A raw pointer to C shared by the tasks that write disjoint blocks of it.
 #[derive(Clone, Copy)]
 struct CPtr<T>(*mut T);
@@ -225,7 +235,9 @@ unsafe impl<T> Sync for CPtr<T> {}
 const SLAB_MULTIPLY_ADDS: usize = 1 << 30;
 
 /// `C = A·B` for an `m × k` A and a `k × n` B; C is row-major with row
-/// stride `ldc`, only its `m × n` top-left block is written. With
+/// stride `ldc`, only its `m × n` top-left block is written, never read:
+/// C may be uninitialized (a Dot's result needs no zeroing first, which
+/// cost a pass over attention's 8 MiB of scores). With
 /// `parallel`, row blocks of C are spread over rayon's threads.
 ///
 /// A large product is computed in slabs of rows, and once `clock` has
@@ -238,7 +250,7 @@ pub fn gemm<T: Elem>(
     k: usize,
     a: MatRef<T>,
     b: MatRef<T>,
-    c: &mut [T],
+    c: &mut [MaybeUninit<T>],
     ldc: usize,
     parallel: bool,
     clock: Clock,
@@ -252,7 +264,9 @@ pub fn gemm<T: Elem>(
     }
     if k == 0 {
         for row in c.chunks_mut(ldc).take(m) {
-            row[..n].fill(T::ZERO);
+            for x in &mut row[..n] {
+                x.write(T::ZERO);
+            }
         }
         return Ok(());
     }
@@ -269,7 +283,7 @@ fn in_slabs<T: Elem>(
     k: usize,
     a: MatRef<T>,
     b: MatRef<T>,
-    c: &mut [T],
+    c: &mut [MaybeUninit<T>],
     ldc: usize,
     parallel: bool,
     clock: Clock,
@@ -296,7 +310,7 @@ fn own_gemm<T: Elem>(
     k: usize,
     a: MatRef<T>,
     b: MatRef<T>,
-    c: &mut [T],
+    c: &mut [MaybeUninit<T>],
     ldc: usize,
     parallel: bool,
 ) -> Result<(), RunError> {
@@ -308,7 +322,7 @@ fn own_gemm<T: Elem>(
     let kc_max = kern.kc.min(k);
     let nc_max = kern.nc.min(n.div_ceil(kern.nr) * kern.nr);
     let mut bpack = vec![T::ZERO; kc_max * nc_max];
-    let cptr = CPtr(c.as_mut_ptr());
+    let cptr = CPtr(c.as_mut_ptr().cast::<T>());
     for jc in (0..n).step_by(kern.nc) {
         let nc = kern.nc.min(n - jc);
         for pc in (0..k).step_by(kern.kc) {

@@ -21,7 +21,7 @@ fn check<T: Elem + PartialEq + std::fmt::Debug>(m: usize, n: usize, k: usize, fr
     }
 }
 
-type Multiply<T> = fn(usize, usize, usize, MatRef<T>, MatRef<T>, &mut [T], usize, bool) -> Result<(), RunError>;
+type Multiply<T> = fn(usize, usize, usize, MatRef<T>, MatRef<T>, &mut [MaybeUninit<T>], usize, bool) -> Result<(), RunError>;
 
 fn check_by<T: Elem + PartialEq + std::fmt::Debug>(
     m: usize,
@@ -43,7 +43,7 @@ fn check_by<T: Elem + PartialEq + std::fmt::Debug>(
     let mut c = vec![from(99.0); m * ldc];
     let am = MatRef { data: &a, offset: 0, row_stride: k, col_stride: 1 };
     let bm = MatRef { data: &bt, offset: 0, row_stride: 1, col_stride: k };
-    multiply(m, n, k, am, bm, &mut c, ldc, parallel).unwrap();
+    multiply(m, n, k, am, bm, as_uninit(&mut c), ldc, parallel).unwrap();
     for i in 0..m {
         assert_eq!(&c[i * ldc..i * ldc + n], &want[i * n..(i + 1) * n], "{m}x{n}x{k} row {i}");
         assert!(c[i * ldc + n..(i + 1) * ldc].iter().all(|x| *x == from(99.0)), "{m}x{n}x{k} wrote past n");
@@ -96,7 +96,7 @@ fn operands_outside_their_data_are_an_error() {
     let a = [1.0f32; 4];
     let m = MatRef { data: &a, offset: 0, row_stride: 2, col_stride: 1 };
     let mut c = [0.0f32; 9];
-    assert!(gemm(3, 3, 2, m, m, &mut c, 3, false, Clock::default()).is_err());
+    assert!(gemm(3, 3, 2, m, m, as_uninit(&mut c), 3, false, Clock::default()).is_err());
 }
 
 /// `cargo test --release -p xlaref-fast gemm_speed -- --ignored --nocapture`
@@ -112,7 +112,7 @@ fn gemm_speed() {
         let mut best = f64::MAX;
         for _ in 0..8 {
             let t = std::time::Instant::now();
-            gemm(n, n, n, am, bm, &mut c, n, true, Clock::default()).unwrap();
+            gemm(n, n, n, am, bm, as_uninit(&mut c), n, true, Clock::default()).unwrap();
             best = best.min(t.elapsed().as_secs_f64());
         }
         eprintln!("{name} {n}^3: {:.2} ms, {:.1} GFLOP/s", best * 1e3, 2.0 * (n * n * n) as f64 / best / 1e9);
