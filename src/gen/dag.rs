@@ -285,7 +285,31 @@ pub fn dag() -> BoxedStrategy<Program> {
                 let v = dag.step(s);
                 dag.pool.push(v);
             }
+            if dag.b.is_empty() {
+                // Every step passed its operand on (a slice of an empty
+                // dimension does): main still needs an instruction to be
+                // its root (`xlaref fuzz --ops Dag --seed 69`, program
+                // 31853 of three generators, was such an empty program).
+                let last = dag.pool.last().cloned().unwrap_or_default();
+                let sizes = dag.d.clone();
+                dag.b.push("Reshape", &[&last], json!({"new_sizes": sizes}));
+            }
             dag.b.finish("Dag")
         })
         .boxed()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::campaign::draw;
+
+    /// A draw whose every step passed its operand on still has a root.
+    #[test]
+    fn a_dag_of_pass_through_steps_still_has_a_root() {
+        let program = draw(&dag(), 69, 31853).expect("draws");
+        program.verified(1 << 24).expect("the program verifies");
+        let instructions = program.module["computations"]["main"]["instructions"].as_array().map(Vec::len);
+        assert_eq!(instructions, Some(1), "{}", program.module);
+    }
 }
