@@ -58,11 +58,14 @@ pub(super) struct Plan<'a, T> {
     stores: Vec<(usize, Target)>,
     /// The Reduce's init, when the row sum is taken in registers.
     summed: Option<T>,
-    /// Whether the result goes straight to `out`.
-    direct: bool,
 }
 
 impl<'a, T: Copy> Plan<'a, T> {
+    /// Whether the result goes straight to `out`.
+    fn direct(&self) -> bool {
+        self.stores.iter().any(|&(_, t)| matches!(t, Target::Out))
+    }
+
     fn serves(&self, run_start: usize, len: usize, out_len: usize, views: &[View<'a, T>]) -> bool {
         self.run_start == run_start
             && self.len == len
@@ -76,26 +79,21 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
     /// register chain; pushes their views. Returns whether the group's
     /// result went straight to `out`.
     pub(super) fn chain(&self, s: &mut Scratch<'a, T>, run: Range<usize>, start: usize, len: usize, out: &mut [MaybeUninit<T>]) -> R<bool> {
+        // Out of the scratch while the plan runs (it reads the slots and
+        // views), and back in whatever happens.
         let mut plans = std::mem::take(&mut s.plans);
         let found = plans.iter().position(|p| p.serves(run.start, len, out.len(), &s.views));
         let k = match found {
-            Some(k) => k,
-            None => {
-                let plan = self.plan(s, run.clone(), len, out.len());
+            Some(k) => Ok(k),
+            None => self.plan(s, run.clone(), len, out.len()).map(|p| {
                 if plans.len() >= MOST_PLANS {
                     plans.clear();
                 }
-                match plan {
-                    Ok(p) => plans.push(p),
-                    Err(e) => {
-                        s.plans = plans;
-                        return Err(e);
-                    }
-                }
+                plans.push(p);
                 plans.len() - 1
-            }
+            }),
         };
-        let ran = self.run_plan(&mut plans[k], s, run, start, len, out);
+        let ran = k.and_then(|k| self.run_plan(&mut plans[k], s, run, start, len, out));
         s.plans = plans;
         ran
     }
@@ -113,7 +111,6 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
             operands: Vec::new(),
             stores: Vec::new(),
             summed: None,
-            direct: false,
         };
         let mut store_of: Vec<Option<Target>> = Vec::new();
         for j in run.clone() {
@@ -183,15 +180,14 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
                 // does for whole-array kernels) made a five-op chain over
                 // 16M f32 slower, 0.8 -> 1.4 ms: the result is read next.
                 store_of[l] = Some(Target::Out);
-                p.direct = true;
             } else if Some(j) == fold_operand || step.readers.iter().any(|&r| r >= run.end) {
                 store_of[l] = Some(Target::Slot(step.slot));
             }
         }
-        if out_len < len && p.direct {
+        p.stores = store_of.iter().enumerate().filter_map(|(l, t)| t.map(|t| (l, t))).collect();
+        if out_len < len && p.direct() {
             return Err(internal("fused output shorter than its tile"));
         }
-        p.stores = store_of.iter().enumerate().filter_map(|(l, t)| t.map(|t| (l, t))).collect();
         Ok(p)
     }
 
@@ -262,6 +258,6 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
         if !unsafe { T::run_chain(&p.links, len) } {
             return Err(internal("register chain on a CPU without vector lanes"));
         }
-        Ok(p.direct)
+        Ok(p.direct())
     }
 }
