@@ -23,7 +23,8 @@ fn env() -> Env {
 fn fused_and_unfused_runs_agree_exactly() {
     let mut fused_groups = 0;
     let mut problems = Vec::new();
-    for (op, strategy) in gen::generators().into_iter().filter(|(op, _)| matches!(*op, "fused_chain" | "transposed_dot" | "Dag" | "chain"))
+    for (op, strategy) in
+        gen::generators().into_iter().filter(|(op, _)| matches!(*op, "fused_chain" | "transposed_dot" | "Dag" | "chain" | "row_level"))
     {
         for i in 0..cases() {
             let Some(program) = draw(&strategy, 0xf05e, i) else { continue };

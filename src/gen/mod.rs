@@ -12,6 +12,7 @@ mod data_ops;
 mod elementwise_ops;
 mod fusion_ops;
 mod linalg_ops;
+mod row_level;
 pub mod values;
 mod world_ops;
 
@@ -193,6 +194,7 @@ pub fn generators() -> Vec<(&'static str, BoxedStrategy<Program>)> {
     all.extend(linalg_ops::generators());
     all.extend(world_ops::generators());
     all.extend(fusion_ops::generators());
+    all.extend(row_level::generators());
     all.push(("Dag", dag::dag()));
     all
 }
