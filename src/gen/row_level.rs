@@ -1,14 +1,17 @@
-//! Programs whose fusion groups have a row level (`fast/src/fusion/`):
-//! LayerNorm- and softmax-like chains. A value is reduced over its rows,
-//! the per-row results go through a little arithmetic (a division by the
-//! row length, an epsilon, a square root), and a broadcast spreads them
-//! back along the rows, where the chain goes on; one to three such stages.
-//! The fast engine runs all of it one row at a time. Rows are 256 to 1100
-//! long (the row level takes 256 to 16384): whole multiples of the
-//! register row sum's 64 partial sums and not, one to three rows; the
-//! per-row value is spread from `[r]` or through a reshape to `[r, 1]`;
-//! sometimes it also escapes into a tuple result (then it is computed
-//! apart), and an integer program checks that those stay unfused.
+//! LayerNorm- and softmax-like programs: a value is reduced over its rows
+//! (Add, Max or Min), the per-row results go through a little arithmetic
+//! (a division by a broadcast scalar, a product with a scalar, a per-row
+//! parameter added, Rsqrt, Sqrt or Abs, a Neg through `[r, 1]` and back),
+//! and a broadcast spreads them back along the rows, from `[r]` or through
+//! a reshape to `[r, 1]`, where the chain goes on (Sub, Mul, Div or Add
+//! with the input or the chain, then often Exp, Tanh, Neg or Abs); one to
+//! three such stages. These are the programs the fast engine's fusion
+//! splits at each row Reduce (`fast/src/fusion/`: a Reduce ends a group,
+//! its per-row results are materialized and broadcast into the next):
+//! rows of 256 to 1100, whole multiples of the register row sum's 64
+//! partial sums and not, one to three rows; sometimes a per-row value also
+//! escapes into a tuple result, and an S32 program takes the integer
+//! paths.
 
 use proptest::prelude::*;
 use serde_json::json;
