@@ -45,7 +45,8 @@ fn unary_ops(t: ElementType) -> &'static [&'static str] {
 /// the op.
 type Step = (usize, Index, Index, u8);
 
-fn pick<'a>(list: &'a [&'a str], k: u8) -> &'a str {
+/// The entry of `list` that byte `k` picks (also `row_level`'s).
+pub(super) fn pick<'a>(list: &'a [&'a str], k: u8) -> &'a str {
     list[k as usize % list.len()]
 }
 

@@ -17,6 +17,7 @@ use proptest::prelude::*;
 use serde_json::json;
 use xlaref_reference::types::ElementType;
 
+use super::fusion_ops::pick;
 use super::values::{literal, one_of, scalar};
 use super::{Builder, Program};
 
@@ -28,16 +29,14 @@ const TYPES: [ElementType; 5] = [E::F32, E::F32, E::F64, E::BF16, E::S32];
 /// back, the op that combines it with the chain, and a unary op after.
 type Stage = (u8, Vec<u8>, bool, u8, u8);
 
+/// The row reducers; for floats Add is listed twice, so that half the
+/// stages are sums, as in LayerNorm and softmax.
 fn reducers(t: ElementType) -> &'static [&'static str] {
     if t.is_integer() {
         &["Add", "Max", "Min"]
     } else {
         &["Add", "Max", "Min", "Add"]
     }
-}
-
-fn pick<'a>(list: &'a [&'a str], k: u8) -> &'a str {
-    list[k as usize % list.len()]
 }
 
 /// Random row-level chains (see the module comment).

@@ -307,11 +307,11 @@ macro_rules! chain_impl {
                 }
             }
 
-            #[inline(always)]
             /// `f` on the block's values, in place: one buffer in memory,
             /// where an input and an output copy cost a block of stores
             /// more (one thread, `chain_costs`: the Tanh link 0.50 -> 0.47-0.49
             /// ns per element).
+            #[inline(always)]
             unsafe fn heavy(f: unsafe fn(&mut Regs), a: Regs) -> Regs {
                 let mut v = a;
                 std::hint::black_box(f)(&mut v);
