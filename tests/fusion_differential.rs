@@ -312,3 +312,47 @@ fn a_short_bias_repeats_within_tiles() {
         assert_eq!(*g, (x[i] + b[i % 12]).max(0.0).to_bits(), "position {i}");
     }
 }
+
+/// A LayerNorm step over f32[4096,1024]: its tiles are four rows, each row
+/// reading its own mean and scale (`View::Rows`), and its 16 MiB result is
+/// the program's, written past the caches (`Link::stream`). Fused equals
+/// op by op, and both equal the formula.
+#[test]
+fn a_large_normalization_runs_rows_per_tile_and_streams_its_result() {
+    let module = r#"{"format": "xla-json/1", "computations": {"main": {
+      "params": [{"name": "x", "shape": "f32[4096,1024]"}, {"name": "m", "shape": "f32[4096]"},
+                 {"name": "s", "shape": "f32[4096]"}, {"name": "g", "shape": "f32[1024]"}],
+      "instructions": [
+        {"name": "mb", "op": "BroadcastInDim", "operands": ["m"], "out_dim_size": [4096, 1024], "broadcast_dimensions": [0]},
+        {"name": "sb", "op": "BroadcastInDim", "operands": ["s"], "out_dim_size": [4096, 1024], "broadcast_dimensions": [0]},
+        {"name": "gb", "op": "BroadcastInDim", "operands": ["g"], "out_dim_size": [4096, 1024], "broadcast_dimensions": [1]},
+        {"name": "d", "op": "Sub", "operands": ["x", "mb"]},
+        {"name": "n", "op": "Mul", "operands": ["d", "sb"]},
+        {"name": "y", "op": "Mul", "operands": ["n", "gb"]},
+        {"name": "t", "op": "Tanh", "operands": ["y"]}]}}}"#;
+    let m = xlaref_reference::json::parse_module(module, Default::default()).expect("reads");
+    let module = xlaref_reference::verify::verify(m, &Default::default()).expect("verifies");
+    assert_eq!(xlaref_fast::fusion_groups(&module).len(), 1);
+    use xlaref_reference::literal::{ArrayLiteral, Literal};
+    let (r, c) = (4096, 1024);
+    let x: Vec<f32> = (0..r * c).map(|i| ((i * 37) % 1009) as f32 / 128.0 - 4.0).collect();
+    let m: Vec<f32> = (0..r).map(|i| (i % 7) as f32 * 0.5 - 1.5).collect();
+    let s: Vec<f32> = (0..r).map(|i| 0.25 + (i % 5) as f32 * 0.125).collect();
+    let g: Vec<f32> = (0..c).map(|j| 1.0 + (j % 3) as f32 * 0.5).collect();
+    let args: Vec<Literal> = vec![
+        ArrayLiteral::from_vec(vec![4096, 1024], x.clone()).into(),
+        ArrayLiteral::from_vec(vec![4096], m.clone()).into(),
+        ArrayLiteral::from_vec(vec![4096], s.clone()).into(),
+        ArrayLiteral::from_vec(vec![1024], g.clone()).into(),
+    ];
+    let bits = |l: &Literal| l.as_array().and_then(|a| a.typed::<f32>()).map(|v| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+    let fused = xlaref_fast::run_borrowed(&module, &args, &mut env()).expect("runs");
+    let unfused = xlaref_fast::run_unfused(&module, &args, &mut env()).expect("runs");
+    assert_eq!(bits(&fused), bits(&unfused));
+    let got = fused.as_array().and_then(|a| a.typed::<f32>()).expect("f32 result");
+    for (i, &v) in got.iter().enumerate().step_by(97) {
+        let y = (x[i] - m[i / c]) * s[i / c] * g[i % c];
+        let want = (y as f64).tanh();
+        assert!((v as f64 - want).abs() <= 2.0 * f32::EPSILON as f64 * want.abs().max(1e-30), "position {i}: {v} against {want}");
+    }
+}

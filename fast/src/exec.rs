@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use xlaref_reference::eval::Env;
-use xlaref_reference::ir::{ComputationId, ConditionalForm, Op};
+use xlaref_reference::ir::{Computation, ComputationId, ConditionalForm, InstrId, Op};
 use xlaref_reference::literal::{ArrayLiteral, Literal};
 use xlaref_reference::types::{ArrayShape, Shape};
 use xlaref_reference::verify::VerifiedModule;
@@ -120,7 +120,7 @@ impl<'a> Executor<'a> {
                 xlaref_reference::watch::reserve(module.shape(id, i).byte_size().saturating_mul(2), self.env.limits.max_bytes)?;
                 self.env.site = xlaref_reference::replicas::Site { computation: id, instruction: i };
                 let shapes: Vec<&Shape> = (0..n).map(|k| module.shape(id, k)).collect();
-                let value = fusion::run(c, &shapes, members, plan.reducers[g], |o| {
+                let value = fusion::run(c, &shapes, members, plan.reducers[g], self.escapes(c, i, &readers), |o| {
                     values[o].as_deref().ok_or_else(|| internal("value freed too early"))
                 });
                 xlaref_reference::watch::passed()?;
@@ -168,6 +168,15 @@ impl<'a> Executor<'a> {
             }
         }
         values[c.root].take().map(Cow::into_owned).ok_or_else(|| internal("root value missing"))
+    }
+
+    /// Whether instruction `i`'s value is the entry computation's result
+    /// (or an element of its result tuple) and nothing else reads it
+    /// (`readers`: its uses, the root counted once).
+    fn escapes(&self, c: &Computation, i: InstrId, readers: &[usize]) -> bool {
+        let root = &c.instructions[c.root];
+        let in_result = i == c.root || (matches!(root.op, Op::Tuple) && root.operands.iter().filter(|&&o| o == i).count() == 1);
+        self.depth == 1 && in_result && readers[i] == 1
     }
 
     /// Runs an op that only passes its operands' storage on (Reshape and

@@ -80,6 +80,16 @@ pub fn fill<T>(chunk: &mut [MaybeUninit<T>], stream: bool, mut produce: impl FnM
     }
 }
 
+/// Orders this thread's streaming stores before anything it does next
+/// (the end of its task, which other threads synchronize with).
+pub fn fence() {
+    // SAFETY: an SSE fence, part of x86-64's baseline.
+    #[cfg(target_arch = "x86_64")]
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    };
+}
+
 /// Copies `BUFFER_BYTES` from `src` to `dst` with streaming stores, as
 /// wide as [`crate::isa::isa`] allows (at one store a cycle, 16-byte
 /// stores cost a tenth of an f32 Exp's time).

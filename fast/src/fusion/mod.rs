@@ -457,12 +457,14 @@ struct Rows<'a> {
 
 /// Runs group `members` of computation `c` (`reducer`: the root's, when
 /// the root is a Reduce); `value(o)` is the materialized value of an
-/// instruction outside the group.
+/// instruction outside the group. `escapes`: the group's value is the
+/// program's result (or part of it) and no op reads it.
 pub fn run<'a>(
     c: &'a Computation,
     shapes: &[&Shape],
     members: &[InstrId],
     reducer: Option<BinaryOp>,
+    escapes: bool,
     value: impl Fn(InstrId) -> R<&'a Literal>,
 ) -> R<Literal> {
     let root = *members.last().ok_or_else(|| internal("empty fusion group"))?;
@@ -487,7 +489,7 @@ pub fn run<'a>(
         }
         None => None,
     };
-    if let Some(result) = tiles::run(c, shapes, members, rows.as_ref(), &value) {
+    if let Some(result) = tiles::run(c, shapes, members, rows.as_ref(), escapes, &value) {
         return result;
     }
     blocks::run(c, shapes, members, rows.as_ref(), &value)

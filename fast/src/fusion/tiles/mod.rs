@@ -51,15 +51,16 @@ pub(super) fn run<'a>(
     shapes: &[&Shape],
     members: &[InstrId],
     rows: Option<&Rows>,
+    escapes: bool,
     value: &impl Fn(InstrId) -> R<&'a Literal>,
 ) -> Option<R<Literal>> {
     let root = *members.last()?;
     let out = shapes[root].as_array()?;
     match out.element_type {
-        ElementType::F32 => typed::<f32>(c, shapes, members, rows, value),
-        ElementType::F64 => typed::<f64>(c, shapes, members, rows, value),
-        ElementType::F16 => typed::<f16>(c, shapes, members, rows, value),
-        ElementType::BF16 => typed::<bf16>(c, shapes, members, rows, value),
+        ElementType::F32 => typed::<f32>(c, shapes, members, rows, escapes, value),
+        ElementType::F64 => typed::<f64>(c, shapes, members, rows, escapes, value),
+        ElementType::F16 => typed::<f16>(c, shapes, members, rows, escapes, value),
+        ElementType::BF16 => typed::<bf16>(c, shapes, members, rows, escapes, value),
         _ => None,
     }
 }
@@ -110,6 +111,9 @@ struct Step<'a, T> {
     link: Option<LinkOp>,
     /// The steps that read it.
     readers: Vec<usize>,
+    /// A broadcast of one value per row that only chain links read: a
+    /// tile of several rows reads its values as [`View::Rows`].
+    rows: bool,
 }
 
 /// A member's values for the current tile.
@@ -119,6 +123,10 @@ enum View<'a, T> {
     /// Read where it lies (already cut to the tile).
     At(&'a [T]),
     One(T),
+    /// One value per row of the tile: position `p` has `values[p / row]`
+    /// (only chain links read these: the chain runs row by row, each row
+    /// reading its value as one value, `chain.rs`).
+    Rows(&'a [T], usize),
 }
 
 /// Probes whether an op has an element function, without running it.
@@ -137,6 +145,7 @@ fn typed<'a, T: FFloat + Elem + ChainFloat>(
     shapes: &[&Shape],
     members: &[InstrId],
     rows: Option<&Rows>,
+    escapes: bool,
     value: &impl Fn(InstrId) -> R<&'a Literal>,
 ) -> Option<R<Literal>> {
     let root = *members.last()?;
@@ -215,7 +224,7 @@ fn typed<'a, T: FFloat + Elem + ChainFloat>(
             }
         }
         let link = if chains { link_op(&kind).filter(|&op| T::has_link(op)) } else { None };
-        steps.push(Step { kind, inputs, slot: 0, link, readers: Vec::new() });
+        steps.push(Step { kind, inputs, slot: 0, link, readers: Vec::new(), rows: false });
     }
     for j in 0..steps.len() {
         for k in 0..steps[j].inputs.len() {
@@ -247,7 +256,8 @@ fn typed<'a, T: FFloat + Elem + ChainFloat>(
             chain_end[j] = chain_end[j + 1];
         }
     }
-    let tile = tile_len(&steps);
+    mark_rows(&mut steps, &chain_end, result, fold.as_ref().map(|f| f.operand));
+    let (tile, row) = tile_len(&steps);
     let positions = tile_outputs(fold.as_ref().map(|f| f.len), tile) * fold.as_ref().map_or(1, |f| f.len);
     for (j, step) in steps.iter().enumerate() {
         if let Kind::Spread(sp, v) = &step.kind {
@@ -259,7 +269,8 @@ fn typed<'a, T: FFloat + Elem + ChainFloat>(
     for (j, period, pattern) in &patterns {
         steps[*j].kind = Kind::Periodic(pattern, *period);
     }
-    let group = Group { steps: &steps, slots, fold, n, tile, result, chain_end };
+    let stream_out = escapes && fold.is_none() && crate::stream::worth_it::<T>(n);
+    let group = Group { steps: &steps, slots, fold, n, tile, row, result, chain_end, stream_out };
     Some(group.assemble(out.element_count()).map(|v| ArrayLiteral::with_shape(out, T::wrap(v)).into()))
 }
 
@@ -313,7 +324,7 @@ fn periodic_pattern<T: Copy>(sp: &Spread, v: &[T], positions: usize, n: usize) -
 /// a broadcast when that is from a quarter of it to [`ROWS_TILE`], so
 /// that tiles are its whole rows and read it as one value or where it
 /// lies.
-fn tile_len<T>(steps: &[Step<T>]) -> usize {
+fn tile_len<T>(steps: &[Step<T>]) -> (usize, usize) {
     let rows = steps.iter().filter_map(|s| match &s.kind {
         Kind::Spread(sp, _) if sp.inner_stride() <= 1 => sp.dims.last().copied(),
         _ => None,
@@ -321,9 +332,58 @@ fn tile_len<T>(steps: &[Step<T>]) -> usize {
     match rows.filter(|&d| d >= TILE / 4).min() {
         // Whole rows up to ROWS_TILE: the per-tile setup is paid once per
         // row (f32[2048,4096] LayerNorm + GELU 8.5 -> 6.9 ms against
-        // 1024-position tiles).
-        Some(row) if row <= ROWS_TILE => row,
-        Some(_) | None => TILE,
+        // 1024-position tiles), or once for several rows when every value
+        // that is one per row is read as such by the chains.
+        Some(row) if row <= ROWS_TILE => {
+            let per_row = |s: &Step<T>| matches!(&s.kind, Kind::Spread(sp, _) if sp.inner_stride() == 0 && sp.period().is_some());
+            if steps.iter().filter(|s| per_row(s)).all(|s| s.rows && row_of(s) == row) {
+                (ROWS_TILE / row * row, row)
+            } else {
+                (row, 0)
+            }
+        }
+        Some(_) | None => (TILE, 0),
+    }
+}
+
+/// A broadcast step's row (its innermost dimension).
+fn row_of<T>(s: &Step<T>) -> usize {
+    match &s.kind {
+        Kind::Spread(sp, _) => sp.dims.last().copied().unwrap_or(1),
+        _ => 1,
+    }
+}
+
+/// Marks the broadcasts whose values may be read one per row
+/// ([`Step::rows`]): one value per row, consecutive rows reading
+/// consecutive values of the operand, and every reader a link of a
+/// register chain (or a reshape that nothing reads), never the group's
+/// result; not in a group that ends in a Reduce (its tiles are whole rows
+/// of the Reduce already).
+fn mark_rows<T>(steps: &mut [Step<T>], chain_end: &[usize], result: usize, fold_operand: Option<usize>) {
+    if fold_operand.is_some() {
+        return;
+    }
+    // The steps the tiles run as links of a chain: runs of two or more.
+    let mut in_chain = vec![false; steps.len()];
+    let mut j = 0;
+    while j < steps.len() {
+        let end = chain_end[j];
+        if end >= j + 2 {
+            in_chain[j..end].iter_mut().for_each(|c| *c = true);
+            j = end;
+        } else {
+            j += 1;
+        }
+    }
+    let kept = |k: usize| k == result || Some(k) == fold_operand;
+    for j in 0..steps.len() {
+        let Kind::Spread(sp, _) = &steps[j].kind else { continue };
+        let rank = sp.dims.len();
+        let Some(&row) = sp.dims.last() else { continue };
+        let one_per_row = rank >= 2 && sp.inner_stride() == 0 && sp.strides[rank - 2] == 1;
+        let read_by_links = steps[j].readers.iter().all(|&r| in_chain[r] || (matches!(steps[r].kind, Kind::Same) && !kept(r)));
+        steps[j].rows = one_per_row && row > 0 && read_by_links && !kept(j);
     }
 }
 
@@ -383,11 +443,17 @@ struct Group<'s, 'a, T> {
     n: usize,
     /// Positions per tile without a Reduce.
     tile: usize,
+    /// The row of tiles of several rows (values one per row are read per
+    /// row of this length), else 0.
+    row: usize,
     /// The step whose values are the group's (without a Reduce).
     result: usize,
     /// Per step: the end of the run of chain members it starts (itself
     /// when it is not one).
     chain_end: Vec<usize>,
+    /// The result is the program's, large, and no op reads it next: a
+    /// chain writes it with streaming stores (`lanes::Link::stream`).
+    stream_out: bool,
 }
 
 /// One thread's buffers.
@@ -432,6 +498,9 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
                 }
                 at += len;
             }
+            if self.stream_out {
+                crate::stream::fence();
+            }
         });
         match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
             Some(e) => Err(e),
@@ -471,6 +540,7 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
                 s.rows.resize(len, x);
                 &s.rows
             }
+            View::Rows(..) => return Err(internal("a value per row as the group's result")),
         };
         let Some(f) = &self.fold else {
             for (o, &x) in out.iter_mut().zip(values) {
@@ -500,12 +570,15 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
             }
             Kind::Spread(sp, v) => {
                 let (base, run) = sp.locate(start);
-                if run >= len {
+                if run >= len || sp.period().is_none() {
                     match sp.inner_stride() {
                         0 => return Ok(View::One(v[base])),
                         1 => return Ok(View::At(&v[base..base + len])),
                         _ => {}
                     }
+                }
+                if let Some(values) = per_row(step, sp, v, self.row, base, start, len) {
+                    return Ok(View::Rows(values, self.row));
                 }
                 let mut buffer = std::mem::take(&mut s.slots[step.slot]);
                 spread_into(v, sp, start, len, &mut buffer);
@@ -514,7 +587,7 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
             }
             Kind::Unary(op) => {
                 let mut buffer = take_slot(s, step.slot, len);
-                let x = side(s, input(0)?, start, len);
+                let x = side(s, input(0)?, start, len)?;
                 let one = float_unary_fn(*op, OnTile { x, out: &mut buffer }).ok_or_else(|| internal("fused unary op"))?;
                 Ok(put_back(s, step.slot, buffer, one))
             }
@@ -527,7 +600,7 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
                     _ => T::erfc_into,
                 };
                 let mut buffer = take_slot(s, step.slot, len);
-                let x = side(s, input(0)?, start, len);
+                let x = side(s, input(0)?, start, len)?;
                 let one = match x {
                     Side::All(v) => {
                         into(v, &mut buffer);
@@ -543,7 +616,7 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
             }
             Kind::Binary(op) => {
                 let mut buffer = take_slot(s, step.slot, len);
-                let (a, b) = (side(s, input(0)?, start, len), side(s, input(1)?, start, len));
+                let (a, b) = (side(s, input(0)?, start, len)?, side(s, input(1)?, start, len)?);
                 let one = match op {
                     // The whole-array functions, on the tile's slices.
                     BinaryOp::Pow => pair_into(T::pow_into, a, b, &mut buffer),
@@ -554,14 +627,14 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
             }
             Kind::Compare(d, total) => {
                 let mut buffer = take_slot(s, step.slot, len);
-                let (a, b) = (side(s, input(0)?, start, len), side(s, input(1)?, start, len));
+                let (a, b) = (side(s, input(0)?, start, len)?, side(s, input(1)?, start, len)?);
                 let one = choose::compare_tile(*d, *total, a, b, &mut buffer);
                 Ok(put_back(s, step.slot, buffer, one))
             }
             Kind::Select => {
-                let Side::All(_) = side(s, input(0)?, start, len) else {
+                let Side::All(_) = side(s, input(0)?, start, len)? else {
                     // One predicate for the tile: one side's values, as they are.
-                    let Side::One(p) = side(s, input(0)?, start, len) else { return Err(internal("fused Select")) };
+                    let Side::One(p) = side(s, input(0)?, start, len)? else { return Err(internal("fused Select")) };
                     // Another member's buffer is copied: it may be reused
                     // before this member's last reader runs.
                     let chosen = input(if choose::chooses_true(p) { 1 } else { 2 })?;
@@ -571,7 +644,8 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
                     return Ok(put_back(s, step.slot, buffer, None));
                 };
                 let mut buffer = take_slot(s, step.slot, len);
-                let (Side::All(p), x, y) = (side(s, input(0)?, start, len), side(s, input(1)?, start, len), side(s, input(2)?, start, len))
+                let (Side::All(p), x, y) =
+                    (side(s, input(0)?, start, len)?, side(s, input(1)?, start, len)?, side(s, input(2)?, start, len)?)
                 else {
                     return Err(internal("fused Select"));
                 };
@@ -580,6 +654,26 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
             }
         }
     }
+}
+
+/// The values of a [`Step::rows`] broadcast for a tile of whole rows of
+/// the group's `row` (0: the group's tiles are not of several rows), one
+/// per row, when its rows take consecutive values of the operand (`base`
+/// is the first row's).
+fn per_row<'a, T>(step: &Step<'a, T>, sp: &Spread, v: &'a [T], row: usize, base: usize, start: usize, len: usize) -> Option<&'a [T]> {
+    let rank = sp.dims.len();
+    if !step.rows || rank < 2 || row == 0 || sp.dims.last() != Some(&row) || !start.is_multiple_of(row) || !len.is_multiple_of(row) {
+        return None;
+    }
+    let rows = len / row;
+    // Within one run of the next dimension out, or past its end into
+    // values that continue where it stopped (a row-major operand).
+    let first = (start / row) % sp.dims[rank - 2].max(1);
+    let row_major = (0..rank - 1).all(|d| sp.dims[d] <= 1 || sp.strides[d] == sp.dims[d + 1..rank - 1].iter().product::<usize>());
+    if first + rows > sp.dims[rank - 2] && !row_major {
+        return None;
+    }
+    v.get(base..base + rows)
 }
 
 /// An operand's values for the tile, as a view.
@@ -592,16 +686,18 @@ fn view_of<'a, T: Copy>(s: &Scratch<'a, T>, src: Src<'a, T>, start: usize, len: 
 }
 
 /// An operand's values for the tile at `start..start + len`.
-fn side<'v, 'a: 'v, T: Copy>(s: &'v Scratch<'a, T>, src: Src<'a, T>, start: usize, len: usize) -> Side<'v, T> {
-    match src {
+/// (A value one per row is read only by chain links: [`mark_rows`].)
+fn side<'v, 'a: 'v, T: Copy>(s: &'v Scratch<'a, T>, src: Src<'a, T>, start: usize, len: usize) -> R<Side<'v, T>> {
+    Ok(match src {
         Src::Member(k) => match s.views[k] {
             View::Slot(b) => Side::All(&s.slots[b][..len]),
             View::At(v) => Side::All(v),
             View::One(x) => Side::One(x),
+            View::Rows(..) => return Err(internal("a value per row read outside a chain")),
         },
         Src::Whole(v) => Side::All(&v[start..start + len]),
         Src::One(x) => Side::One(x),
-    }
+    })
 }
 
 /// The step's buffer, taken out of the scratch while its operands (in
