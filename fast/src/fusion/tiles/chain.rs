@@ -58,10 +58,9 @@ pub(super) struct Plan<'a, T> {
     stores: Vec<(usize, Target)>,
     /// The Reduce's init, when the row sum is taken in registers.
     summed: Option<T>,
-    /// This tile's operands of one value per row (`View::Rows`): (link,
-    /// operand, the tile's values), and the row length.
+    /// This tile's operands of one value per row (`View::Rows`, rows of
+    /// the group's `row`): (link, operand, the tile's values).
     per_row: Vec<(usize, usize, *const T)>,
-    row: usize,
     /// The links of the current row, when the chain runs row by row.
     row_links: Vec<Link<T>>,
 }
@@ -118,7 +117,6 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
             stores: Vec::new(),
             summed: None,
             per_row: Vec::new(),
-            row: 0,
             row_links: Vec::new(),
         };
         let mut store_of: Vec<Option<Target>> = Vec::new();
@@ -244,10 +242,9 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
                     Some(View::Slot(b)) => Arg::At(s.slots[*b].as_ptr()),
                     Some(View::At(v)) => Arg::At(v.as_ptr()),
                     Some(View::One(x)) => Arg::One(*x),
-                    Some(View::Rows(v, row)) => {
+                    Some(View::Rows(v)) => {
                         // Set row by row below.
                         p.per_row.push((l, k, v.as_ptr()));
-                        p.row = *row;
                         Arg::One(T::default())
                     }
                     None => return Err(internal("chain operand without a view")),
@@ -283,7 +280,7 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
             // SAFETY: as above.
             unsafe { T::run_chain(&p.links, len) }
         } else {
-            Self::row_by_row(p, len)?
+            Self::row_by_row(p, self.row, len)?
         };
         if !ran {
             return Err(internal("register chain on a CPU without vector lanes"));
@@ -297,8 +294,7 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
     /// operands) is paid once for all its rows (LayerNorm + GELU over
     /// f32[4096,1024], four rows a tile and its result streamed: the group
     /// 2.53 -> 2.07 ms, profile minima).
-    fn row_by_row(p: &mut Plan<'a, T>, len: usize) -> R<bool> {
-        let row = p.row;
+    fn row_by_row(p: &mut Plan<'a, T>, row: usize, len: usize) -> R<bool> {
         if row == 0 || !len.is_multiple_of(row) {
             return Err(internal("a tile of one value per row that is not whole rows"));
         }

@@ -123,10 +123,10 @@ enum View<'a, T> {
     /// Read where it lies (already cut to the tile).
     At(&'a [T]),
     One(T),
-    /// One value per row of the tile: position `p` has `values[p / row]`
-    /// (only chain links read these: the chain runs row by row, each row
+    /// One value per row of the tile: position `p` has `values[p / row]`,
+    /// `row` the group's (only chain links read these: the chain runs row by row, each row
     /// reading its value as one value, `chain.rs`).
-    Rows(&'a [T], usize),
+    Rows(&'a [T]),
 }
 
 /// Probes whether an op has an element function, without running it.
@@ -335,8 +335,8 @@ fn tile_len<T>(steps: &[Step<T>]) -> (usize, usize) {
         // 1024-position tiles), or once for several rows when every value
         // that is one per row is read as such by the chains.
         Some(row) if row <= ROWS_TILE => {
-            let per_row = |s: &Step<T>| matches!(&s.kind, Kind::Spread(sp, _) if sp.inner_stride() == 0 && sp.period().is_some());
-            if steps.iter().filter(|s| per_row(s)).all(|s| s.rows && row_of(s) == row) {
+            let one_per_row = |s: &Step<T>| matches!(&s.kind, Kind::Spread(sp, _) if sp.inner_stride() == 0 && sp.period().is_some());
+            if steps.iter().filter(|s| one_per_row(s)).all(|s| s.rows && row_of(s) == row) {
                 (ROWS_TILE / row * row, row)
             } else {
                 (row, 0)
@@ -578,7 +578,7 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
                     }
                 }
                 if let Some(values) = per_row(step, sp, v, self.row, base, start, len) {
-                    return Ok(View::Rows(values, self.row));
+                    return Ok(View::Rows(values));
                 }
                 let mut buffer = std::mem::take(&mut s.slots[step.slot]);
                 spread_into(v, sp, start, len, &mut buffer);
