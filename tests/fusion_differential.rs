@@ -356,3 +356,40 @@ fn a_large_normalization_runs_rows_per_tile_and_streams_its_result() {
         assert!((v as f64 - want).abs() <= 2.0 * f32::EPSILON as f64 * want.abs().max(1e-30), "position {i}: {v} against {want}");
     }
 }
+
+/// A row sum of rows of 1024 behind a value broadcast per row (LayerNorm's
+/// variance): four rows a tile, each summed in registers with its own
+/// value of the broadcast, bit for bit the op-by-op run, within a closed
+/// form's bound.
+#[test]
+fn a_variance_sums_several_rows_a_tile_in_registers() {
+    let module = r#"{"format": "xla-json/1", "computations": {
+      "add": {"params": [{"name": "a", "shape": "f32[]"}, {"name": "b", "shape": "f32[]"}],
+              "instructions": [{"name": "s", "op": "Add", "operands": ["a", "b"]}]},
+      "main": {
+      "params": [{"name": "x", "shape": "f32[13,1024]"}, {"name": "m", "shape": "f32[13]"}, {"name": "zero", "shape": "f32[]"}],
+      "instructions": [
+        {"name": "mb", "op": "BroadcastInDim", "operands": ["m"], "out_dim_size": [13, 1024], "broadcast_dimensions": [0]},
+        {"name": "d", "op": "Sub", "operands": ["x", "mb"]},
+        {"name": "sq", "op": "Mul", "operands": ["d", "d"]},
+        {"name": "var", "op": "Reduce", "operands": ["sq", "zero"], "computation": "add", "dimensions": [1]}]}}}"#;
+    let m = xlaref_reference::json::parse_module(module, Default::default()).expect("reads");
+    let module = xlaref_reference::verify::verify(m, &Default::default()).expect("verifies");
+    assert_eq!(xlaref_fast::fusion_groups(&module), vec![vec![3, 4, 5, 6]]);
+    use xlaref_reference::literal::{ArrayLiteral, Literal};
+    let x: Vec<f32> = (0..13 * 1024).map(|i| ((i * 53) % 97) as f32 / 32.0).collect();
+    let means: Vec<f32> = (0..13).map(|r| r as f32 * 0.25).collect();
+    let args: Vec<Literal> = vec![
+        ArrayLiteral::from_vec(vec![13, 1024], x.clone()).into(),
+        ArrayLiteral::from_vec(vec![13], means.clone()).into(),
+        ArrayLiteral::from_vec(vec![], vec![0f32]).into(),
+    ];
+    let fused = xlaref_fast::run_borrowed(&module, &args, &mut env()).expect("runs");
+    let unfused = xlaref_fast::run_unfused(&module, &args, &mut env()).expect("runs");
+    assert!(compare(&fused, &unfused, None).is_none(), "fused {fused:?} unfused {unfused:?}");
+    let got = fused.as_array().and_then(|a| a.typed::<f32>()).expect("f32 result").to_vec();
+    for (r, row) in x.chunks(1024).enumerate() {
+        let exact: f64 = row.iter().map(|&v| (v as f64 - means[r] as f64).powi(2)).sum();
+        assert!(((got[r] as f64) - exact).abs() <= 1e-5 * exact, "row {r}: {} vs {exact}", got[r]);
+    }
+}

@@ -165,11 +165,18 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
             p.links.push(Link { op, a: args[0], b: args[1], c: args[2], store: std::ptr::null_mut(), stream: false });
             store_of.push(None);
         }
-        // A row sum of the chain's last link, when the tile is that one
-        // row: summed in registers as the link runs, never stored.
+        // A row sum of the chain's last link, the tile whole rows: summed in
+        // registers as the link runs on each row, never stored.
         let fold_operand = self.fold.as_ref().map(|f| f.operand);
         p.summed = match &self.fold {
-            Some(f) if f.op == BinaryOp::Add && f.len == len && sums_in_registers(len) && f.operand + 1 == run.end && out_len > 0 => {
+            Some(f)
+                if f.op == BinaryOp::Add
+                    && f.len > 0
+                    && len.is_multiple_of(f.len)
+                    && out_len == len / f.len
+                    && sums_in_registers(f.len)
+                    && f.operand + 1 == run.end =>
+            {
                 p.link_of[f.operand - run.start].filter(|&l| l + 1 == p.links.len()).map(|_| f.init)
             }
             _ => None,
@@ -265,16 +272,8 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
         // slot a link stores to is only read by links before it at
         // positions they have read (`assign_slots` frees a slot after its
         // last reader).
-        if p.summed.is_some() && !p.per_row.is_empty() {
-            // `mark_rows` gives a group with a Reduce no such views.
-            return Err(internal("a register row sum with values one per row"));
-        }
         if let Some(init) = p.summed {
-            // SAFETY: as for `run_chain` below; the last link stores nothing.
-            let sum = unsafe { T::run_chain_sum(&p.links, len) }.ok_or_else(|| internal("register row sum without vector lanes"))?;
-            let first = out.first_mut().ok_or_else(|| internal("a row sum without an output"))?;
-            first.write(T::plus(init, sum));
-            return Ok(true);
+            return Self::sum_rows(p, self.row, len, init, out);
         }
         let ran = if p.per_row.is_empty() {
             // SAFETY: as above.
@@ -299,18 +298,7 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
             return Err(internal("a tile of one value per row that is not whole rows"));
         }
         for r in 0..len / row {
-            p.row_links.clear();
-            p.row_links.extend(p.links.iter().map(|l| l.shifted(r * row)));
-            for &(l, k, values) in &p.per_row {
-                // SAFETY: a `Rows` view has a value for each row of the tile.
-                let one = Arg::One(unsafe { *values.add(r) });
-                let link = &mut p.row_links[l];
-                match k {
-                    0 => link.a = one,
-                    1 => link.b = one,
-                    _ => link.c = one,
-                }
-            }
+            Self::links_of_row(p, r, row);
             // SAFETY: as in `run_plan`, for the positions `r·row..(r + 1)·row`
             // of the tile: every pointer moved by the same whole rows.
             if !unsafe { T::run_chain(&p.row_links, row) } {
@@ -318,5 +306,40 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
             }
         }
         Ok(true)
+    }
+
+    /// The chain summed in registers on each row of the tile (rows of
+    /// `row`): row `r`'s fold, `init` plus its sum, to `out[r]`. A tile of
+    /// several rows pays its setup once, where a tile was one row (the
+    /// variance of LayerNorm over f32[4096,1024]).
+    fn sum_rows(p: &mut Plan<'a, T>, row: usize, len: usize, init: T, out: &mut [MaybeUninit<T>]) -> R<bool> {
+        if row == 0 || !len.is_multiple_of(row) || out.len() < len / row {
+            return Err(internal("a register row sum over a tile that is not its rows"));
+        }
+        for (r, o) in out.iter_mut().enumerate().take(len / row) {
+            Self::links_of_row(p, r, row);
+            // SAFETY: as in `run_plan`, for the positions `r·row..(r + 1)·row`
+            // of the tile; the last link stores nothing.
+            let sum = unsafe { T::run_chain_sum(&p.row_links, row) }.ok_or_else(|| internal("register row sum without vector lanes"))?;
+            o.write(T::plus(init, sum));
+        }
+        Ok(true)
+    }
+
+    /// `p.row_links`: the plan's links moved to row `r` of the tile (rows
+    /// of `row`), each `View::Rows` operand that row's one value.
+    fn links_of_row(p: &mut Plan<'a, T>, r: usize, row: usize) {
+        p.row_links.clear();
+        p.row_links.extend(p.links.iter().map(|l| l.shifted(r * row)));
+        for &(l, k, values) in &p.per_row {
+            // SAFETY: a `Rows` view has a value for each row of the tile.
+            let one = Arg::One(unsafe { *values.add(r) });
+            let link = &mut p.row_links[l];
+            match k {
+                0 => link.a = one,
+                1 => link.b = one,
+                _ => link.c = one,
+            }
+        }
     }
 }

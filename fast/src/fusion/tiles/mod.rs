@@ -258,6 +258,8 @@ fn typed<'a, T: FFloat + Elem + ChainFloat>(
     }
     mark_rows(&mut steps, &chain_end, result, fold.as_ref().map(|f| f.operand));
     let (tile, row) = tile_len(&steps);
+    // Under a Reduce, tiles of its rows.
+    let row = fold.as_ref().map_or(row, |f| f.len);
     let positions = tile_outputs(fold.as_ref().map(|f| f.len), tile) * fold.as_ref().map_or(1, |f| f.len);
     for (j, step) in steps.iter().enumerate() {
         if let Kind::Spread(sp, v) = &step.kind {
@@ -293,13 +295,12 @@ fn link_op<T>(kind: &Kind<T>) -> Option<LinkOp> {
     })
 }
 
-/// Output values per tile: under a Reduce of rows of `row` positions, a
-/// row per tile when rows are long (a value broadcast along the row is
-/// then one value for the tile), else about [`ROWS_TILE`] positions of
-/// whole rows; without one, `tile` positions.
+/// Output values per tile: under a Reduce of rows of `row` positions,
+/// about [`ROWS_TILE`] positions of whole rows (at least one; a value
+/// broadcast along the rows is read one per row, `mark_rows`); without
+/// one, `tile` positions.
 fn tile_outputs(row: Option<usize>, tile: usize) -> usize {
     match row {
-        Some(r) if r >= TILE / 2 => 1,
         Some(r) => (ROWS_TILE / r.max(1)).max(1),
         None => tile,
     }
@@ -358,12 +359,8 @@ fn row_of<T>(s: &Step<T>) -> usize {
 /// ([`Step::rows`]): one value per row, consecutive rows reading
 /// consecutive values of the operand, and every reader a link of a
 /// register chain (or a reshape that nothing reads), never the group's
-/// result; not in a group that ends in a Reduce (its tiles are whole rows
-/// of the Reduce already).
+/// result nor the Reduce's operand.
 fn mark_rows<T>(steps: &mut [Step<T>], chain_end: &[usize], result: usize, fold_operand: Option<usize>) {
-    if fold_operand.is_some() {
-        return;
-    }
     // The steps the tiles run as links of a chain: runs of two or more.
     let mut in_chain = vec![false; steps.len()];
     let mut j = 0;
