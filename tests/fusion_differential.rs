@@ -89,40 +89,49 @@ fn a_chain_with_broadcasts_fuses_into_one_group() {
 
 /// LayerNorm's variance: `sum((x - mean)^2)` over rows fuses into one
 /// group ending in the Reduce, and a row sum of a plain parameter stays
-/// alone; the values match the reference and a closed form.
+/// alone; the values match the op-by-op run bit for bit, the reference and
+/// a closed form. Rows of 3000 run one a tile; rows of 1024 four a tile,
+/// each summed in registers with its own value of the broadcast, and a
+/// last tile of one row.
 #[test]
 fn a_row_reduce_ends_the_group_of_its_producers() {
-    let module = r#"{"format": "xla-json/1", "computations": {
-      "add": {"params": [{"name": "a", "shape": "f32[]"}, {"name": "b", "shape": "f32[]"}],
-              "instructions": [{"name": "s", "op": "Add", "operands": ["a", "b"]}]},
-      "main": {
-      "params": [{"name": "x", "shape": "f32[6,3000]"}, {"name": "zero", "shape": "f32[]"}],
-      "instructions": [
-        {"name": "sum", "op": "Reduce", "operands": ["x", "zero"], "computation": "add", "dimensions": [1]},
-        {"name": "mb", "op": "BroadcastInDim", "operands": ["sum"], "out_dim_size": [6, 3000], "broadcast_dimensions": [0]},
-        {"name": "d", "op": "Sub", "operands": ["x", "mb"]},
-        {"name": "sq", "op": "Mul", "operands": ["d", "d"]},
-        {"name": "var", "op": "Reduce", "operands": ["sq", "zero"], "computation": "add", "dimensions": [1]}]}}}"#;
-    let m = xlaref_reference::json::parse_module(module, Default::default()).expect("reads");
-    let module = xlaref_reference::verify::verify(m, &Default::default()).expect("verifies");
-    // mb, d, sq, var fuse (instructions 3..=6); sum runs alone.
-    assert_eq!(xlaref_fast::fusion_groups(&module), vec![vec![3, 4, 5, 6]]);
-    use xlaref_reference::literal::{ArrayLiteral, Literal};
-    let x: Vec<f32> = (0..18000).map(|i| ((i * 37) % 101) as f32 / 128.0).collect();
-    let args: Vec<Literal> =
-        vec![ArrayLiteral::from_vec(vec![6, 3000], x.clone()).into(), ArrayLiteral::from_vec(vec![], vec![0f32]).into()];
-    let fused = xlaref_fast::run_borrowed(&module, &args, &mut env()).expect("runs");
-    let unfused = xlaref_fast::run_unfused(&module, &args, &mut env()).expect("runs");
-    assert!(compare(&fused, &unfused, None).is_none(), "fused {fused:?} unfused {unfused:?}");
-    let reference = xlaref_reference::eval::run(&module, args.clone(), &mut env()).expect("runs");
-    let got = fused.as_array().and_then(|a| a.typed::<f32>()).expect("f32 result").to_vec();
-    let want = reference.as_array().and_then(|a| a.typed::<f32>()).expect("f32 result").to_vec();
-    for (r, (a, b)) in got.iter().zip(&want).enumerate() {
-        let row = &x[r * 3000..(r + 1) * 3000];
-        let sum: f64 = row.iter().map(|&v| v as f64).sum();
-        let exact: f64 = row.iter().map(|&v| (v as f64 - sum).powi(2)).sum();
-        assert!((a - b).abs() <= 1e-4 * b.abs(), "row {r}: fused {a}, reference {b}");
-        assert!(((*a as f64) - exact).abs() <= 1e-4 * exact, "row {r}: {a} vs {exact}");
+    for (rows, cols) in [(6usize, 3000usize), (13, 1024)] {
+        let module = format!(
+            r#"{{"format": "xla-json/1", "computations": {{
+          "add": {{"params": [{{"name": "a", "shape": "f32[]"}}, {{"name": "b", "shape": "f32[]"}}],
+                  "instructions": [{{"name": "s", "op": "Add", "operands": ["a", "b"]}}]}},
+          "main": {{
+          "params": [{{"name": "x", "shape": "f32[{rows},{cols}]"}}, {{"name": "zero", "shape": "f32[]"}}],
+          "instructions": [
+            {{"name": "sum", "op": "Reduce", "operands": ["x", "zero"], "computation": "add", "dimensions": [1]}},
+            {{"name": "mb", "op": "BroadcastInDim", "operands": ["sum"], "out_dim_size": [{rows}, {cols}], "broadcast_dimensions": [0]}},
+            {{"name": "d", "op": "Sub", "operands": ["x", "mb"]}},
+            {{"name": "sq", "op": "Mul", "operands": ["d", "d"]}},
+            {{"name": "var", "op": "Reduce", "operands": ["sq", "zero"], "computation": "add", "dimensions": [1]}}]}}}}}}"#
+        );
+        let m = xlaref_reference::json::parse_module(&module, Default::default()).expect("reads");
+        let module = xlaref_reference::verify::verify(m, &Default::default()).expect("verifies");
+        // mb, d, sq, var fuse (instructions 3..=6); sum runs alone.
+        assert_eq!(xlaref_fast::fusion_groups(&module), vec![vec![3, 4, 5, 6]]);
+        use xlaref_reference::literal::{ArrayLiteral, Literal};
+        let x: Vec<f32> = (0..rows * cols).map(|i| ((i * 37) % 101) as f32 / 128.0).collect();
+        let args: Vec<Literal> = vec![
+            ArrayLiteral::from_vec(vec![rows as i64, cols as i64], x.clone()).into(),
+            ArrayLiteral::from_vec(vec![], vec![0f32]).into(),
+        ];
+        let fused = xlaref_fast::run_borrowed(&module, &args, &mut env()).expect("runs");
+        let unfused = xlaref_fast::run_unfused(&module, &args, &mut env()).expect("runs");
+        assert!(compare(&fused, &unfused, None).is_none(), "rows of {cols}: fused {fused:?} unfused {unfused:?}");
+        let reference = xlaref_reference::eval::run(&module, args.clone(), &mut env()).expect("runs");
+        let got = fused.as_array().and_then(|a| a.typed::<f32>()).expect("f32 result").to_vec();
+        let want = reference.as_array().and_then(|a| a.typed::<f32>()).expect("f32 result").to_vec();
+        for (r, (a, b)) in got.iter().zip(&want).enumerate() {
+            let row = &x[r * cols..(r + 1) * cols];
+            let sum: f64 = row.iter().map(|&v| v as f64).sum();
+            let exact: f64 = row.iter().map(|&v| (v as f64 - sum).powi(2)).sum();
+            assert!((a - b).abs() <= 1e-4 * b.abs(), "rows of {cols}, row {r}: fused {a}, reference {b}");
+            assert!(((*a as f64) - exact).abs() <= 1e-4 * exact, "rows of {cols}, row {r}: {a} vs {exact}");
+        }
     }
 }
 
@@ -354,42 +363,5 @@ fn a_large_normalization_runs_rows_per_tile_and_streams_its_result() {
         let y = (x[i] - m[i / c]) * s[i / c] * g[i % c];
         let want = (y as f64).tanh();
         assert!((v as f64 - want).abs() <= 2.0 * f32::EPSILON as f64 * want.abs().max(1e-30), "position {i}: {v} against {want}");
-    }
-}
-
-/// A row sum of rows of 1024 behind a value broadcast per row (LayerNorm's
-/// variance): four rows a tile, each summed in registers with its own
-/// value of the broadcast, bit for bit the op-by-op run, within a closed
-/// form's bound.
-#[test]
-fn a_variance_sums_several_rows_a_tile_in_registers() {
-    let module = r#"{"format": "xla-json/1", "computations": {
-      "add": {"params": [{"name": "a", "shape": "f32[]"}, {"name": "b", "shape": "f32[]"}],
-              "instructions": [{"name": "s", "op": "Add", "operands": ["a", "b"]}]},
-      "main": {
-      "params": [{"name": "x", "shape": "f32[13,1024]"}, {"name": "m", "shape": "f32[13]"}, {"name": "zero", "shape": "f32[]"}],
-      "instructions": [
-        {"name": "mb", "op": "BroadcastInDim", "operands": ["m"], "out_dim_size": [13, 1024], "broadcast_dimensions": [0]},
-        {"name": "d", "op": "Sub", "operands": ["x", "mb"]},
-        {"name": "sq", "op": "Mul", "operands": ["d", "d"]},
-        {"name": "var", "op": "Reduce", "operands": ["sq", "zero"], "computation": "add", "dimensions": [1]}]}}}"#;
-    let m = xlaref_reference::json::parse_module(module, Default::default()).expect("reads");
-    let module = xlaref_reference::verify::verify(m, &Default::default()).expect("verifies");
-    assert_eq!(xlaref_fast::fusion_groups(&module), vec![vec![3, 4, 5, 6]]);
-    use xlaref_reference::literal::{ArrayLiteral, Literal};
-    let x: Vec<f32> = (0..13 * 1024).map(|i| ((i * 53) % 97) as f32 / 32.0).collect();
-    let means: Vec<f32> = (0..13).map(|r| r as f32 * 0.25).collect();
-    let args: Vec<Literal> = vec![
-        ArrayLiteral::from_vec(vec![13, 1024], x.clone()).into(),
-        ArrayLiteral::from_vec(vec![13], means.clone()).into(),
-        ArrayLiteral::from_vec(vec![], vec![0f32]).into(),
-    ];
-    let fused = xlaref_fast::run_borrowed(&module, &args, &mut env()).expect("runs");
-    let unfused = xlaref_fast::run_unfused(&module, &args, &mut env()).expect("runs");
-    assert!(compare(&fused, &unfused, None).is_none(), "fused {fused:?} unfused {unfused:?}");
-    let got = fused.as_array().and_then(|a| a.typed::<f32>()).expect("f32 result").to_vec();
-    for (r, row) in x.chunks(1024).enumerate() {
-        let exact: f64 = row.iter().map(|&v| (v as f64 - means[r] as f64).powi(2)).sum();
-        assert!(((got[r] as f64) - exact).abs() <= 1e-5 * exact, "row {r}: {} vs {exact}", got[r]);
     }
 }
