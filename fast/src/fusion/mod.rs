@@ -392,6 +392,19 @@ impl Spread<'_> {
         (base, inner - innermost)
     }
 
+    /// Whether it only reshapes its operand: as many values, in the
+    /// operand's row-major order.
+    fn reshapes(&self) -> bool {
+        let mut expect = 1usize;
+        for (&d, &s) in self.dims.iter().zip(&self.strides).rev() {
+            if d != 1 && s != expect {
+                return false;
+            }
+            expect = expect.saturating_mul(d);
+        }
+        expect == self.operand.element_count()
+    }
+
     /// The operand stride along the innermost dimension.
     fn inner_stride(&self) -> usize {
         self.strides.last().copied().unwrap_or(0)
