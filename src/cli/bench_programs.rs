@@ -188,7 +188,18 @@ fn eval_command(p: &Program, form: &str, runs: usize) -> Result<f64, String> {
 }
 
 fn ms(seconds: f64) -> String {
-    format!("{:.1} ms", seconds * 1e3)
+    milliseconds(seconds * 1e3)
+}
+
+/// Three significant digits down to a microsecond: the programs' times
+/// differ by a few percent, which a tenth of a millisecond hides.
+fn milliseconds(ms: f64) -> String {
+    match ms {
+        x if x >= 100.0 => format!("{x:.0} ms"),
+        x if x >= 10.0 => format!("{x:.1} ms"),
+        x if x >= 1.0 => format!("{x:.2} ms"),
+        x => format!("{x:.3} ms"),
+    }
 }
 
 fn timing_ms(t: &Timing) -> Option<f64> {
@@ -287,7 +298,7 @@ pub fn run(dir: &str, no_reference: bool, quick: bool) -> i32 {
                 form.into(),
                 if no_reference { "skipped".into() } else { timing_ms(&reference).map_or("failed".into(), |t| ms(t / 1e3)) },
                 fast_ms.map_or("failed".into(), |t| ms(t / 1e3)),
-                format!("{:.1} ms", p.xla_run_ms),
+                milliseconds(p.xla_run_ms),
                 fast_ms.map_or("n/a".into(), |t| format!("{:.2}", t / p.xla_run_ms)),
                 verdict(&fast_judged),
                 if no_reference { "skipped".into() } else { verdict(&reference_judged) },

@@ -15,6 +15,7 @@
 //! the tolerance model's bound for sums.
 
 mod portable;
+pub mod skinny;
 
 use std::mem::MaybeUninit;
 
@@ -76,6 +77,43 @@ pub trait Elem: Copy + Send + Sync + 'static {
     ) -> bool {
         false
     }
+    /// `C = A·B` by [`skinny::gemm`] when the type has it; false when the
+    /// caller must multiply another way. Called only for skinny shapes
+    /// ([`skinny::is_skinny`]), nothing empty, operands checked.
+    #[allow(clippy::too_many_arguments)]
+    fn skinny_gemm(
+        _m: usize,
+        _n: usize,
+        _k: usize,
+        _a: &MatRef<Self>,
+        _b: &MatRef<Self>,
+        _c: &mut [MaybeUninit<Self>],
+        _ldc: usize,
+        _parallel: bool,
+        _clock: Clock,
+    ) -> bool {
+        false
+    }
+}
+
+/// [`skinny::gemm`] for f32 and f64.
+macro_rules! skinny_gemm {
+    () => {
+        #[allow(clippy::too_many_arguments)]
+        fn skinny_gemm(
+            m: usize,
+            n: usize,
+            k: usize,
+            a: &MatRef<Self>,
+            b: &MatRef<Self>,
+            c: &mut [MaybeUninit<Self>],
+            ldc: usize,
+            parallel: bool,
+            clock: Clock,
+        ) -> bool {
+            skinny::gemm::<Self>(m, n, k, a, b, c, ldc, parallel, clock)
+        }
+    };
 }
 
 /// The `gemm` crate's `dst = lhs·rhs` (no read of dst) for f32 and f64.
@@ -148,6 +186,7 @@ impl Elem for f32 {
         self * s as f32
     }
     crate_gemm!();
+    skinny_gemm!();
 }
 
 impl Elem for f64 {
@@ -164,6 +203,7 @@ impl Elem for f64 {
         self * s
     }
     crate_gemm!();
+    skinny_gemm!();
 }
 
 /// Two's-complement arithmetic modulo 2^64: its low bits are those of
@@ -268,6 +308,9 @@ pub fn gemm<T: Elem>(
                 x.write(T::ZERO);
             }
         }
+        return Ok(());
+    }
+    if skinny::is_skinny(m, n, k) && T::skinny_gemm(m, n, k, &a, &b, c, ldc, parallel, clock) {
         return Ok(());
     }
     let slab = (SLAB_MULTIPLY_ADDS / n.saturating_mul(k).max(1)).max(64);

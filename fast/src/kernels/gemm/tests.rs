@@ -120,3 +120,111 @@ fn gemm_speed() {
     run::<f32>("f32", 1024, |x| x as f32);
     run::<f64>("f64", 1024, |x| x);
 }
+
+/// Skinny shapes, both layouts of each operand, against the naive loop
+/// (small integers: exact in any order).
+#[test]
+fn skinny_products_in_every_layout() {
+    let shapes = [(256, 10, 100), (10, 300, 70), (70, 300, 10), (1, 40, 9), (9, 1, 40), (33, 17, 5), (5, 200, 16), (16, 16, 16)];
+    for &(m, n, k) in &shapes {
+        assert!(skinny::is_skinny(m, n, k));
+        let av: Vec<f64> = (0..m * k).map(|x| ((x * 7 + 3) % 11) as f64 - 5.0).collect();
+        let bv: Vec<f64> = (0..k * n).map(|x| ((x * 5 + 1) % 13) as f64 - 6.0).collect();
+        let want = naive(m, n, k, &av, &bv);
+        let at: Vec<f64> = (0..m * k).map(|x| av[(x % m) * k + x / m]).collect();
+        let bt: Vec<f64> = (0..n * k).map(|x| bv[(x % k) * n + x / k]).collect();
+        for (a_t, b_t, parallel) in [(false, false, true), (true, false, true), (false, true, false), (true, true, true)] {
+            let am = if a_t {
+                MatRef { data: &at, offset: 0, row_stride: 1, col_stride: m }
+            } else {
+                MatRef { data: &av, offset: 0, row_stride: k, col_stride: 1 }
+            };
+            let bm = if b_t {
+                MatRef { data: &bt, offset: 0, row_stride: 1, col_stride: k }
+            } else {
+                MatRef { data: &bv, offset: 0, row_stride: n, col_stride: 1 }
+            };
+            let ldc = n + 2;
+            let mut c = vec![99.0; m * ldc];
+            gemm(m, n, k, am, bm, as_uninit(&mut c), ldc, parallel, Clock::default()).unwrap();
+            let a32: Vec<f32> = am.data.iter().map(|&x| x as f32).collect();
+            let b32: Vec<f32> = bm.data.iter().map(|&x| x as f32).collect();
+            let mut c32 = vec![99.0f32; m * ldc];
+            let a32m = MatRef { data: &a32, offset: 0, row_stride: am.row_stride, col_stride: am.col_stride };
+            let b32m = MatRef { data: &b32, offset: 0, row_stride: bm.row_stride, col_stride: bm.col_stride };
+            gemm(m, n, k, a32m, b32m, as_uninit(&mut c32), ldc, parallel, Clock::default()).unwrap();
+            for i in 0..m {
+                assert_eq!(&c[i * ldc..i * ldc + n], &want[i * n..(i + 1) * n], "{m}x{n}x{k} {a_t} {b_t} row {i}");
+                assert!(c32[i * ldc..i * ldc + n].iter().zip(&want[i * n..]).all(|(&x, &y)| x as f64 == y), "f32 {m}x{n}x{k} row {i}");
+                assert!(c[i * ldc + n..(i + 1) * ldc].iter().all(|&x| x == 99.0), "wrote past n");
+            }
+        }
+    }
+}
+
+/// `cargo test --release -p xlaref-fast skinny_speed -- --ignored --nocapture`:
+/// the skinny kernel against the `gemm` crate on the same shapes.
+#[test]
+#[ignore]
+fn skinny_speed() {
+    let shapes: Vec<(usize, usize, usize)> = match std::env::var("SKINNY_SHAPE") {
+        Ok(s) => vec![{
+            let v: Vec<usize> = s.split('x').filter_map(|x| x.parse().ok()).collect();
+            (v[0], v[1], v[2])
+        }],
+        Err(_) => vec![
+            (256, 10, 1024),
+            (256, 1024, 10),
+            (10, 1024, 256),
+            (1024, 10, 256),
+            (16, 4096, 1024),
+            (4096, 16, 1024),
+            (2048, 2048, 16),
+            (1, 4096, 4096),
+            (4096, 1, 4096),
+            (64, 64, 16),
+        ],
+    };
+    for &(m, n, k) in &shapes {
+        for (a_t, b_t) in [(false, false), (false, true), (true, false)] {
+            let a: Vec<f32> = (0..m * k).map(|x| (x % 7) as f32).collect();
+            let b: Vec<f32> = (0..k * n).map(|x| (x % 5) as f32).collect();
+            let am = if a_t {
+                MatRef { data: &a, offset: 0, row_stride: 1, col_stride: m }
+            } else {
+                MatRef { data: &a, offset: 0, row_stride: k, col_stride: 1 }
+            };
+            let bm = if b_t {
+                MatRef { data: &b, offset: 0, row_stride: 1, col_stride: k }
+            } else {
+                MatRef { data: &b, offset: 0, row_stride: n, col_stride: 1 }
+            };
+            let mut c = vec![0f32; m * n];
+            let mut time = |f: &mut dyn FnMut(&mut [MaybeUninit<f32>])| {
+                let mut best = f64::MAX;
+                for _ in 0..50 {
+                    let t = std::time::Instant::now();
+                    f(as_uninit(&mut c));
+                    best = best.min(t.elapsed().as_secs_f64());
+                }
+                best
+            };
+            let ours = time(&mut |c| {
+                if !skinny::gemm::<f32>(m, n, k, &am, &bm, c, n, true, Clock::default()) {
+                    f32::external_gemm(m, n, k, &am, &bm, c, n, true);
+                }
+            });
+            let theirs = time(&mut |c| {
+                f32::external_gemm(m, n, k, &am, &bm, c, n, true);
+            });
+            let gf = |t: f64| 2.0 * (m * n * k) as f64 / t / 1e9;
+            eprintln!(
+                "{m:>5}x{n:>5}x{k:>5} a_t={a_t:<5} b_t={b_t:<5}  skinny {:>8.1} us {:>6.1} GFLOP/s   crate {:>8.1} us {:>6.1} GFLOP/s",
+                ours * 1e6,
+                gf(ours),
+                theirs * 1e6,
+                gf(theirs)
+            );
+        }
+    }
+}
