@@ -365,3 +365,35 @@ fn a_large_normalization_runs_rows_per_tile_and_streams_its_result() {
         assert!((v as f64 - want).abs() <= 2.0 * f32::EPSILON as f64 * want.abs().max(1e-30), "position {i}: {v} against {want}");
     }
 }
+
+/// A single division by a value per row (softmax's last step) runs as a
+/// chain of one link that takes each row's value as one: exactly the
+/// quotients, for rows shorter and longer than a tile.
+#[test]
+fn a_division_by_one_value_a_row_reads_it_row_by_row() {
+    for (rows, cols) in [(24usize, 512usize), (5, 3000), (70, 100)] {
+        let module = format!(
+            r#"{{"format": "xla-json/1", "computations": {{"main": {{
+          "params": [{{"name": "x", "shape": "f32[{rows},{cols}]"}}, {{"name": "s", "shape": "f32[{rows}]"}}],
+          "instructions": [
+            {{"name": "sb", "op": "BroadcastInDim", "operands": ["s"], "out_dim_size": [{rows}, {cols}], "broadcast_dimensions": [0]}},
+            {{"name": "y", "op": "Div", "operands": ["x", "sb"]}}]}}}}}}"#
+        );
+        let m = xlaref_reference::json::parse_module(&module, Default::default()).expect("reads");
+        let module = xlaref_reference::verify::verify(m, &Default::default()).expect("verifies");
+        assert_eq!(xlaref_fast::fusion_groups(&module), vec![vec![2, 3]]);
+        use xlaref_reference::literal::{ArrayLiteral, Literal};
+        let x: Vec<f32> = (0..rows * cols).map(|i| ((i * 37) % 101) as f32 / 7.0 - 3.0).collect();
+        let s: Vec<f32> = (0..rows).map(|r| if r % 9 == 4 { 0.0 } else { (r as f32 + 1.5) / 3.0 }).collect();
+        let args: Vec<Literal> = vec![
+            ArrayLiteral::from_vec(vec![rows as i64, cols as i64], x.clone()).into(),
+            ArrayLiteral::from_vec(vec![rows as i64], s.clone()).into(),
+        ];
+        let fused = xlaref_fast::run_borrowed(&module, &args, &mut env()).expect("runs");
+        let got = fused.as_array().and_then(|a| a.typed::<f32>()).expect("f32 result").to_vec();
+        for (i, &y) in got.iter().enumerate() {
+            let want = x[i] / s[i / cols];
+            assert!(y.to_bits() == want.to_bits() || (y.is_nan() && want.is_nan()), "rows of {cols}, element {i}: {y} against {want}");
+        }
+    }
+}
