@@ -137,7 +137,15 @@ pub fn gemm<T: Skinny>(
         cm = Strided { at: cm.at, rs: cm.cs, cs: cm.rs };
     }
     let nv = if n <= lanes { 1 } else { 2 };
-    run(isa, nv * lanes, nv, m, n, k, a, b, cm, parallel, clock);
+    let w = nv * lanes;
+    let copied = if b.cs == 1 { usize::from(!n.is_multiple_of(w)) } else { n.div_ceil(w) };
+    if copied.saturating_mul(k).saturating_mul(w) > k.saturating_mul(n).saturating_mul(4).max(1 << 20) {
+        // The copy of B's columns, zero-padded to whole vectors, would be
+        // many times B (one long column: sixteen times): never more than
+        // four times B, or a mebi-element.
+        return false;
+    }
+    run(isa, w, nv, m, n, k, a, b, cm, parallel, clock);
     true
 }
 

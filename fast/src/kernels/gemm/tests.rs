@@ -228,3 +228,24 @@ fn skinny_speed() {
         }
     }
 }
+
+/// One long column of B would be copied sixteen times over in whole
+/// vectors: the skinny kernel declines it (the crate multiplies), and
+/// the sum is still right.
+#[test]
+fn a_long_column_is_not_padded_to_whole_vectors() {
+    let k = 1 << 21;
+    let ones = vec![1.0f32; k];
+    let a = MatRef { data: &ones, offset: 0, row_stride: k, col_stride: 1 };
+    let b = MatRef { data: &ones, offset: 0, row_stride: 1, col_stride: 1 };
+    let mut c = [0.0f32; 1];
+    assert!(!skinny::gemm::<f32>(1, 1, k, &a, &b, as_uninit(&mut c), 1, true, Clock::default()));
+    gemm(1, 1, k, a, b, as_uninit(&mut c), 1, true, Clock::default()).unwrap();
+    assert_eq!(c[0], k as f32);
+    // A short one is still the skinny kernel's.
+    if skinny::gemm::<f32>(1, 1, 4096, &a, &b, as_uninit(&mut c), 1, true, Clock::default()) {
+        assert_eq!(c[0], 4096.0);
+    } else {
+        assert!(crate::isa::isa() < crate::isa::Isa::Avx2);
+    }
+}
