@@ -209,13 +209,14 @@ fn skinny_speed() {
                 }
                 best
             };
+            let par = std::env::var("SKINNY_ONE_THREAD").is_err();
             let ours = time(&mut |c| {
-                if !skinny::gemm::<f32>(m, n, k, &am, &bm, c, n, true, Clock::default()) {
-                    f32::external_gemm(m, n, k, &am, &bm, c, n, true);
+                if !skinny::gemm::<f32>(m, n, k, &am, &bm, c, n, par, Clock::default()) {
+                    f32::external_gemm(m, n, k, &am, &bm, c, n, par);
                 }
             });
             let theirs = time(&mut |c| {
-                f32::external_gemm(m, n, k, &am, &bm, c, n, true);
+                f32::external_gemm(m, n, k, &am, &bm, c, n, par);
             });
             let gf = |t: f64| 2.0 * (m * n * k) as f64 / t / 1e9;
             eprintln!(
