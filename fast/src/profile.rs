@@ -36,20 +36,36 @@ impl Profile {
         e.1 += 1;
     }
 
-    /// The report: the longest instructions first.
+    /// The report: the longest instructions first. Written without
+    /// `eprintln!`, which panics when stderr's reader has gone (`2>&1 |
+    /// head`): a report nobody reads is dropped.
     pub fn print(&self, module: &VerifiedModule) {
+        use std::io::Write;
         let mut rows: Vec<_> = self.spent.iter().collect();
         rows.sort_by_key(|r| std::cmp::Reverse(r.1 .0));
-        eprintln!("fast engine profile (XLAREF_FAST_PROFILE): the longest instructions");
-        eprintln!("{:>10}  {:>6}  instruction", "ms", "runs");
+        let mut err = std::io::stderr().lock();
+        let mut lines = vec!["fast engine profile (XLAREF_FAST_PROFILE): the longest instructions".to_string()];
+        lines.push(format!("{:>10}  {:>6}  instruction", "ms", "runs"));
         for (&(c, i), &(t, runs, members)) in rows.iter().take(ROWS) {
             let instr = &module.computation(c).instructions[i];
             let group = if members > 1 { format!(" (fused group of {members})") } else { String::new() };
-            eprintln!("{:>10.3}  {:>6}  {} = {} {}{group}", t.as_secs_f64() * 1e3, runs, instr.name, instr.op.name(), module.shape(c, i));
+            lines.push(format!(
+                "{:>10.3}  {:>6}  {} = {} {}{group}",
+                t.as_secs_f64() * 1e3,
+                runs,
+                instr.name,
+                instr.op.name(),
+                module.shape(c, i)
+            ));
         }
         let rest: Duration = rows.iter().skip(ROWS).map(|r| r.1 .0).sum();
         if rows.len() > ROWS {
-            eprintln!("{:>10.3}  {:>6}  the other {} instructions", rest.as_secs_f64() * 1e3, "", rows.len() - ROWS);
+            lines.push(format!("{:>10.3}  {:>6}  the other {} instructions", rest.as_secs_f64() * 1e3, "", rows.len() - ROWS));
+        }
+        for line in lines {
+            if writeln!(err, "{line}").is_err() {
+                return;
+            }
         }
     }
 }
