@@ -264,7 +264,11 @@ fn typed<'a, T: FFloat + Elem + ChainFloat>(
             chain_end[j] = chain_end[j + 1];
         }
     }
-    mark_rows(&mut steps, &chain_end, result, fold.as_ref().map(|f| f.operand));
+    // Decided once, before any broadcast becomes a periodic pattern (which
+    // changes what `chain_at` sees): the tiles run the chains `mark_rows`
+    // marked its per-row views for.
+    let chains: Vec<Option<usize>> = (0..steps.len()).map(|j| chain_at(&steps, &chain_end, j)).collect();
+    mark_rows(&mut steps, &chains, result, fold.as_ref().map(|f| f.operand));
     let (tile, row) = tile_len(&steps);
     // Under a Reduce, tiles of its rows.
     let row = fold.as_ref().map_or(row, |f| f.len);
@@ -280,7 +284,7 @@ fn typed<'a, T: FFloat + Elem + ChainFloat>(
         steps[*j].kind = Kind::Periodic(pattern, *period);
     }
     let stream_out = escapes && fold.is_none() && crate::stream::worth_it::<T>(n);
-    let group = Group { steps: &steps, slots, fold, n, tile, row, result, chain_end, stream_out };
+    let group = Group { steps: &steps, slots, fold, n, tile, row, result, chains, stream_out };
     Some(group.assemble(out.element_count()).map(|v| ArrayLiteral::with_shape(out, T::wrap(v)).into()))
 }
 
@@ -368,12 +372,12 @@ fn row_of<T>(s: &Step<T>) -> usize {
 /// consecutive values of the operand, and every reader a link of a
 /// register chain (or a reshape that nothing reads), never the group's
 /// result nor the Reduce's operand.
-fn mark_rows<T>(steps: &mut [Step<T>], chain_end: &[usize], result: usize, fold_operand: Option<usize>) {
+fn mark_rows<T>(steps: &mut [Step<T>], chains: &[Option<usize>], result: usize, fold_operand: Option<usize>) {
     // The steps the tiles run as links of a chain.
     let mut in_chain = vec![false; steps.len()];
     let mut j = 0;
     while j < steps.len() {
-        match chain_at(steps, chain_end, j) {
+        match chains[j] {
             Some(end) => {
                 in_chain[j..end].iter_mut().for_each(|c| *c = true);
                 j = end;
@@ -472,9 +476,9 @@ struct Group<'s, 'a, T> {
     row: usize,
     /// The step whose values are the group's (without a Reduce).
     result: usize,
-    /// Per step: the end of the run of chain members it starts (itself
-    /// when it is not one).
-    chain_end: Vec<usize>,
+    /// Per step: where the register chain that starts there ends
+    /// ([`chain_at`]), if one does.
+    chains: Vec<Option<usize>>,
     /// The result is the program's, large, and no op reads it next: a
     /// chain writes it with streaming stores (`lanes::Link::stream`).
     stream_out: bool,
@@ -539,7 +543,7 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
         let mut wrote_out = false;
         let mut j = 0;
         while j < self.steps.len() {
-            if let Some(end) = chain_at(self.steps, &self.chain_end, j) {
+            if let Some(end) = self.chains[j] {
                 wrote_out |= self.chain(s, j..end, start, len, out)?;
                 j = end;
                 continue;
