@@ -18,7 +18,7 @@ Run it, then `xlaref bench --programs DIR`, in the same session: hosts differ
 between sessions, and the table is only worth its ratios.
 
     pip install jax==0.10.2
-    python3 tools/program_bench.py DIR [--runs 10] [--only NAME,...]
+    python3 tools/program_bench.py DIR [--runs 10] [--only NAME,...] [--sizes default|other|all]
 """
 
 import argparse
@@ -106,6 +106,31 @@ def programs(rng):
            {"atol": 1e-5, "rtol": 1e-4})
 
 
+def other_programs(rng):
+    """The same four kinds at other sizes (`--sizes other`): a result that
+    holds only at the sizes above is tuned to them, not to the kind."""
+    onehot = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 512)]
+    yield ("mlp_b512_h512", mlp_train_step,
+           [normal(rng, 784, 512, scale=0.05), np.zeros(512, np.float32),
+            normal(rng, 512, 10, scale=0.05), np.zeros(10, np.float32),
+            normal(rng, 512, 784), onehot],
+           {"atol": 1e-5, "rtol": 1e-4})
+    yield ("attention_s256", attention_block,
+           [normal(rng, 256, 512)] + [normal(rng, 512, 512, scale=0.05) for _ in range(4)],
+           {"atol": 1e-4, "rtol": 1e-4})
+    yield ("conv_net_8x32x32x32", conv_net,
+           [normal(rng, 8, 32, 32, 32), normal(rng, 3, 3, 32, 32, scale=0.1), normal(rng, 32, scale=0.1),
+            normal(rng, 3, 3, 32, 32, scale=0.1), normal(rng, 32, scale=0.1)],
+           {"atol": 1e-4, "rtol": 1e-4})
+    yield ("conv_net_rgb_3to64", conv_net,
+           [normal(rng, 8, 64, 64, 3), normal(rng, 3, 3, 3, 64, scale=0.3), normal(rng, 64, scale=0.1),
+            normal(rng, 3, 3, 64, 64, scale=0.05), normal(rng, 64, scale=0.1)],
+           {"atol": 1e-4, "rtol": 1e-4})
+    yield ("layernorm_gelu_2048x768", layernorm_gelu,
+           [normal(rng, 2048, 768), normal(rng, 768), normal(rng, 768)],
+           {"atol": 1e-5, "rtol": 1e-4})
+
+
 # --- timing and output ------------------------------------------------------
 
 
@@ -162,10 +187,14 @@ def main():
     p.add_argument("dir")
     p.add_argument("--runs", type=int, default=10)
     p.add_argument("--only", default="", help="comma-separated program names")
+    p.add_argument("--sizes", choices=["default", "other", "all"], default="default",
+                   help="the four programs above, the same kinds at other sizes, or both")
     a = p.parse_args()
     os.makedirs(a.dir, exist_ok=True)
     only = set(filter(None, a.only.split(",")))
-    for name, f, args, tol in programs(np.random.default_rng(0)):
+    sets = {"default": [programs], "other": [other_programs], "all": [programs, other_programs]}[a.sizes]
+    chosen = [x for make in sets for x in make(np.random.default_rng(0))]
+    for name, f, args, tol in chosen:
         if only and name not in only:
             continue
         m = write_program(a.dir, name, f, args, tol, a.runs)

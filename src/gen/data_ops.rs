@@ -300,7 +300,11 @@ fn dot_general() -> BoxedStrategy<Program> {
 /// rhs [O, I, spatial...]) with strides, padding, dilations, and feature
 /// or batch groups.
 fn conv() -> BoxedStrategy<Program> {
-    (one_of(&[E::F32, E::F64, E::S32, E::F16]), 1usize..=2, 1i64..=2, 1i64..=3, 1i64..=3, 1i64..=2, any::<bool>())
+    // Output features per group: few (the im2col path), or from half a
+    // vector to over two (the fast engine's direct path, whole and partial
+    // panels).
+    let out_per_group = prop_oneof![2 => 1i64..=2, 1 => 4i64..=20, 1 => Just(33i64)];
+    (one_of(&[E::F32, E::F64, E::S32, E::F16]), 1usize..=2, 1i64..=2, 1i64..=3, 1i64..=3, out_per_group, any::<bool>())
         .prop_flat_map(|(t, n_spatial, batch, groups, in_per_group, out_per_group, by_batch)| {
             let spatial = proptest::collection::vec((1i64..=5, 1i64..=3, 1i64..=2, -1i64..=2, 0i64..=2, 1i64..=2, 1i64..=2), n_spatial);
             (Just(t), Just(batch), Just(groups), Just(in_per_group), Just((out_per_group, by_batch)), spatial)

@@ -94,6 +94,12 @@ pub trait Elem: Copy + Send + Sync + 'static {
     ) -> bool {
         false
     }
+    /// A convolution's sums by [`crate::kernels::conv::direct`] when the
+    /// type has it; false (nothing written) when the caller must take the
+    /// im2col path.
+    fn direct_conv(_job: &mut crate::kernels::conv::Job<'_, Self>) -> bool {
+        false
+    }
 }
 
 /// [`skinny::gemm`] for f32 and f64.
@@ -112,6 +118,9 @@ macro_rules! skinny_gemm {
             clock: Clock,
         ) -> bool {
             skinny::gemm::<Self>(m, n, k, a, b, c, ldc, parallel, clock)
+        }
+        fn direct_conv(job: &mut crate::kernels::conv::Job<'_, Self>) -> bool {
+            crate::kernels::conv::direct::run(job)
         }
     };
 }

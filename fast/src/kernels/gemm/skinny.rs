@@ -55,6 +55,14 @@ pub struct Strided<P> {
 pub struct Read<T>(pub *const T);
 #[derive(Clone, Copy)]
 pub struct Write<T>(pub *mut T);
+
+impl<T> Write<T> {
+    /// The pointer (a closure that calls this captures the `Write`, which
+    /// is `Sync`, not its `*mut` field, which is not).
+    pub fn ptr(self) -> *mut T {
+        self.0
+    }
+}
 // SAFETY: the tasks only read through `Read` and write disjoint tiles of C
 // through `Write` (see `gemm`).
 unsafe impl<T> Send for Read<T> {}
@@ -268,7 +276,7 @@ fn run<T: Skinny>(
 }
 
 #[cfg(target_arch = "x86_64")]
-mod x86;
+pub(crate) mod x86;
 
 #[cfg(target_arch = "x86_64")]
 macro_rules! skinny_x86 {

@@ -12,6 +12,15 @@
 //! are built and multiplied in chunks, in parallel, so `col` is never
 //! materialized whole. C ([batch][out spatial...][output-z]) is finally
 //! permuted into the output's dimension order.
+//!
+//! f32 and f64 on AVX-512 or AVX2 take the same GEMM without `col`
+//! ([`direct`]) when they can.
+
+pub mod direct;
+#[cfg(test)]
+mod direct_tests;
+#[cfg(target_arch = "x86_64")]
+mod x86;
 
 use rayon::prelude::*;
 use xlaref_reference::ir::{ConvAttrs, ConvDims, Op};
@@ -26,6 +35,18 @@ use crate::exec::Executor;
 use crate::internal;
 
 type R<T> = Result<T, RunError>;
+
+/// A convolution's sums for [`Elem::direct_conv`]: the canonical input
+/// [batch][spatial...][feature], the kernel [window...][input-z][output-z]
+/// and C [batch][out spatial...][output-z], every element of which the
+/// direct path writes.
+pub struct Job<'a, T> {
+    plan: &'a Plan,
+    x: &'a [T],
+    w: &'a [T],
+    c: &'a mut [std::mem::MaybeUninit<T>],
+    clock: xlaref_reference::watch::Clock,
+}
 
 pub fn eval(_exec: &mut Executor, op: &Op, operands: &[&Literal], shape: &Shape) -> R<Literal> {
     let Op::Conv(attrs) = op else { return Err(internal("not a convolution")) };
@@ -77,11 +98,19 @@ struct Plan {
     groups: usize,
     feature_groups: bool,
     out_batch: usize,
+    /// Whether the direct path may take it ([`direct::wanted`]).
+    direct: bool,
 }
 
 /// The convolution — document §ConvWithGeneralPadding, generalised as the
 /// reference's `conv` describes.
 pub fn conv(attrs: &ConvAttrs, lhs: &ArrayLiteral, rhs: &ArrayLiteral, out: &ArrayShape) -> R<ArrayLiteral> {
+    conv_by(attrs, lhs, rhs, out, direct::wanted())
+}
+
+/// [`conv`], by the direct path where it can take the convolution when
+/// `direct`, else always by im2col.
+fn conv_by(attrs: &ConvAttrs, lhs: &ArrayLiteral, rhs: &ArrayLiteral, out: &ArrayShape, direct: bool) -> R<ArrayLiteral> {
     let d = attrs.dims(lhs.rank());
     let n = d.input_spatial_dimensions.len();
     if !fits(attrs, &d, lhs.rank(), rhs.rank(), out.rank()) {
@@ -151,6 +180,7 @@ pub fn conv(attrs: &ConvAttrs, lhs: &ArrayLiteral, rhs: &ArrayLiteral, out: &Arr
         groups,
         feature_groups: fg > 1,
         out_batch,
+        direct,
     };
     numeric::run(&plan, lhs, rhs, out)
 }
@@ -185,7 +215,18 @@ impl SumOfProducts for Plan {
         let windows: usize = self.spatial.iter().map(|s| s.window).product();
         let (m, n) = (self.out_batch * out_spatial, self.oz_per_group);
         let k = windows * self.iz_per_group;
-        let mut c = vec![T::ZERO; m * self.output_z];
+        let clock = xlaref_reference::watch::clock();
+        let mut c = Vec::with_capacity(m * self.output_z);
+        if self.direct && T::direct_conv(&mut Job { plan: self, x: &x, w: &w, c: &mut c.spare_capacity_mut()[..m * self.output_z], clock })
+        {
+            // Tasks stop at the deadline and leave their rows unwritten.
+            xlaref_reference::watch::passed()?;
+            // SAFETY: the direct path wrote every element of C.
+            unsafe { c.set_len(m * self.output_z) };
+            drop((x, w));
+            return Ok(self.permuted(c));
+        }
+        c.resize(m * self.output_z, T::ZERO);
         if m == 0 || self.output_z == 0 {
             return Ok(self.permuted(c));
         }
@@ -193,7 +234,6 @@ impl SumOfProducts for Plan {
         // Padding and holes contribute nothing (document): as zeros in the
         // GEMM that is only right when every weight times zero is zero.
         let skip_holes = w.iter().any(|v| !v.zero_product_is_zero());
-        let clock = xlaref_reference::watch::clock();
         let task = |col: &mut Vec<T>, (t, c_rows): (usize, &mut [T])| -> R<()> {
             if clock.passed() {
                 return Ok(());
