@@ -23,8 +23,9 @@ fn env() -> Env {
 fn fused_and_unfused_runs_agree_exactly() {
     let mut fused_groups = 0;
     let mut problems = Vec::new();
-    for (op, strategy) in
-        gen::generators().into_iter().filter(|(op, _)| matches!(*op, "fused_chain" | "transposed_dot" | "Dag" | "chain" | "row_level"))
+    for (op, strategy) in gen::generators()
+        .into_iter()
+        .filter(|(op, _)| matches!(*op, "fused_chain" | "transposed_dot" | "conv_epilogue" | "Dag" | "chain" | "row_level"))
     {
         for i in 0..cases() {
             let Some(program) = draw(&strategy, 0xf05e, i) else { continue };
@@ -396,4 +397,70 @@ fn a_division_by_one_value_a_row_reads_it_row_by_row() {
             assert!(y.to_bits() == want.to_bits() || (y.is_nan() && want.is_nan()), "rows of {cols}, element {i}: {y} against {want}");
         }
     }
+}
+
+/// JAX's convolution layer `relu(conv(x, k) + b)` in NHWC: the Conv joins
+/// the group of its bias Add and ReLU Max and stores `max(sum + b[o], 0)`
+/// directly (`fast/src/fusion/conv_epilogue.rs`), bit for bit the op-by-op
+/// values. A second reader of the convolution keeps it apart.
+#[test]
+fn a_conv_layer_adds_its_bias_and_relu_as_it_stores() {
+    let program = |extra: &str| {
+        format!(
+            r#"{{"format": "xla-json/1", "computations": {{"main": {{
+      "params": [{{"name": "x", "shape": "f32[2,5,7,3]"}}, {{"name": "k", "shape": "f32[3,3,3,20]"}}, {{"name": "b", "shape": "f32[20]"}}],
+      "instructions": [
+        {{"name": "c", "op": "ConvGeneralDilated", "operands": ["x", "k"], "window_strides": [1, 1], "padding": [[1, 1], [1, 1]],
+          "dimension_numbers": "b01f_01io->b01f"}},
+        {{"name": "bb", "op": "BroadcastInDim", "operands": ["b"], "out_dim_size": [2, 5, 7, 20], "broadcast_dimensions": [3]}},
+        {{"name": "s", "op": "Add", "operands": ["c", "bb"]}},
+        {{"name": "zero", "op": "Constant", "shape": "f32[]", "literal": 0.0}},
+        {{"name": "z", "op": "Broadcast", "operands": ["zero"], "broadcast_sizes": [2, 5, 7, 20]}},
+        {{"name": "r", "op": "Max", "operands": ["s", "z"]}}{extra}]}}}}}}"#
+        )
+    };
+    let verified = |text: &str| {
+        let m = xlaref_reference::json::parse_module(text, Default::default()).expect("reads");
+        xlaref_reference::verify::verify(m, &Default::default()).expect("verifies")
+    };
+    use xlaref_reference::literal::{ArrayLiteral, Literal};
+    let x: Vec<f32> = (0..2 * 5 * 7 * 3).map(|i| ((i * 37) % 101) as f32 / 16.0 - 3.0).collect();
+    let k: Vec<f32> = (0..9 * 3 * 20).map(|i| ((i * 13) % 29) as f32 / 8.0 - 1.75).collect();
+    let b: Vec<f32> = (0..20).map(|i| i as f32 - 9.5).collect();
+    let args: Vec<Literal> = vec![
+        ArrayLiteral::from_vec(vec![2, 5, 7, 3], x.clone()).into(),
+        ArrayLiteral::from_vec(vec![3, 3, 3, 20], k.clone()).into(),
+        ArrayLiteral::from_vec(vec![20], b.clone()).into(),
+    ];
+    let module = verified(&program(""));
+    assert_eq!(xlaref_fast::fusion_groups(&module), vec![vec![3, 4, 5, 7, 8]]);
+    let bits = |l: &Literal| l.as_array().and_then(|a| a.typed::<f32>()).map(|v| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+    let fused = xlaref_fast::run_borrowed(&module, &args, &mut env()).expect("runs");
+    let unfused = xlaref_fast::run_unfused(&module, &args, &mut env()).expect("runs");
+    assert_eq!(bits(&fused), bits(&unfused));
+    let got = fused.as_array().and_then(|a| a.typed::<f32>()).expect("f32 result").to_vec();
+    let mut positive = 0;
+    for (p, &g) in got.iter().enumerate() {
+        let (n, y, xx, o) = (p / (5 * 7 * 20), p / (7 * 20) % 5, p / 20 % 7, p % 20);
+        let mut exact = 0.0f64;
+        for ky in 0..3 {
+            for kx in 0..3 {
+                let (iy, ix) = (y as i64 + ky - 1, xx as i64 + kx - 1);
+                if (0..5).contains(&iy) && (0..7).contains(&ix) {
+                    for z in 0..3 {
+                        let xv = x[((n * 5 + iy as usize) * 7 + ix as usize) * 3 + z] as f64;
+                        exact += xv * k[((ky as usize * 3 + kx as usize) * 3 + z) * 20 + o] as f64;
+                    }
+                }
+            }
+        }
+        let want = (exact + b[o] as f64).max(0.0);
+        assert!((g as f64 - want).abs() <= 1e-4 * (1.0 + want.abs()), "{p}: {g} against {want}");
+        assert!(g.to_bits() != (-0.0f32).to_bits(), "{p}: ReLU gives +0, not -0");
+        positive += usize::from(g > 0.0);
+    }
+    assert!(positive > 100 && positive < got.len() - 100, "{positive} positive values: both sides of the ReLU");
+    // Read twice, the convolution stays apart (its value is needed).
+    let twice = verified(&program(r#", {"name": "t", "op": "Sub", "operands": ["r", "c"]}"#));
+    assert!(xlaref_fast::fusion_groups(&twice).iter().all(|g| !g.contains(&3)));
 }

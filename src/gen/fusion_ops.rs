@@ -230,6 +230,53 @@ fn scalar_of(t: ElementType, v: f64) -> xlaref_reference::literal::Literal {
     }
 }
 
+/// `relu(conv(x, k) + b)`, JAX's convolution layer, and its variants: the
+/// fast engine adds the bias and applies the ReLU as the convolution
+/// stores its sums (`fast/src/fusion/conv_epilogue.rs`). NHWC as JAX
+/// writes it or the document's layout; the bias on either side of the Add;
+/// the ReLU's zero on either side of the Max, or no ReLU; from one output
+/// feature to over two vectors of them (the direct path's partial panels);
+/// f16 (not fused); a zero that is -0 (not fused: `maximum(-0, -0)` is -0);
+/// some programs read the convolution twice (not fused).
+pub fn conv_epilogue() -> BoxedStrategy<Program> {
+    let types = proptest::sample::select(vec![E::F32, E::F32, E::F64, E::F16]);
+    let features = proptest::sample::select(vec![1i64, 8, 16, 20, 33]);
+    (types, 1i64..=2, 1i64..=6, 1i64..=6, 1i64..=4, features, 1i64..=3, any::<u8>())
+        .prop_flat_map(|(t, n, h, w, iz, oz, k, shape)| {
+            let nhwc = shape % 2 == 0;
+            let lhs = if nhwc { vec![n, h, w, iz] } else { vec![n, iz, h, w] };
+            let rhs = if nhwc { vec![k, k, iz, oz] } else { vec![oz, iz, k, k] };
+            let out = if nhwc { vec![n, h, w, oz] } else { vec![n, oz, h, w] };
+            (literal(t, lhs), literal(t, rhs), literal(t, vec![oz]), Just((t, nhwc, out, k, shape)))
+        })
+        .prop_map(|(x, kernel, bias, (t, nhwc, out, k, shape))| {
+            let mut b = Builder::default();
+            let (x, kernel, bias) = (b.param(x), b.param(kernel), b.param(bias));
+            let pad = [(k - 1) / 2, k / 2];
+            let mut attrs = json!({"window_strides": [1, 1], "padding": [pad, pad]});
+            if nhwc {
+                attrs["dimension_numbers"] = json!("b01f_01io->b01f");
+            }
+            let conv = b.push("ConvGeneralDilated", &[&x, &kernel], attrs);
+            let feature = if nhwc { 3 } else { 1 };
+            let spread = b.push("BroadcastInDim", &[&bias], json!({"out_dim_size": out, "broadcast_dimensions": [feature]}));
+            let sum =
+                if shape % 3 == 0 { b.push("Add", &[&spread, &conv], json!({})) } else { b.push("Add", &[&conv, &spread], json!({})) };
+            let mut last = sum.clone();
+            if shape % 4 != 3 {
+                let zero = b.constant(&scalar_of(t, if shape % 11 == 0 { -0.0 } else { 0.0 }));
+                let zeros = b.push("Broadcast", &[&zero], json!({"broadcast_sizes": out}));
+                last = if shape % 5 == 0 { b.push("Max", &[&zeros, &sum], json!({})) } else { b.push("Max", &[&sum, &zeros], json!({})) };
+            }
+            if shape % 13 == 0 {
+                // The convolution read twice: it stays apart.
+                b.push("Sub", &[&last, &conv], json!({}));
+            }
+            b.finish("conv_epilogue")
+        })
+        .boxed()
+}
+
 pub fn generators() -> Vec<(&'static str, BoxedStrategy<Program>)> {
-    vec![("fused_chain", fused_chain()), ("transposed_dot", transposed_dot())]
+    vec![("fused_chain", fused_chain()), ("transposed_dot", transposed_dot()), ("conv_epilogue", conv_epilogue())]
 }

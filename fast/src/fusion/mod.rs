@@ -36,12 +36,18 @@
 //! Dot read only by a Mul or Div by a power of two (attention's `/ √64`)
 //! scales its sums as it stores them, which is exact either way.
 //!
+//! And an f32 or f64 Conv read only by the Add of a bias along its output
+//! features, perhaps under a ReLU's `Max(·, +0)`, is a group with them:
+//! the convolution adds the bias and applies the ReLU as it stores its
+//! sums (`conv_epilogue.rs`), bit for bit the three ops' values.
+//!
 //! Two runners: [`tiles`] for groups of one float type and the ops it
 //! knows (values in L1-sized tiles, no buffer per op), [`blocks`] for
 //! everything else (the engine's whole-array kernels on blocks).
 
 mod blocks;
 mod choose;
+mod conv_epilogue;
 mod lanes;
 mod tiles;
 
@@ -322,6 +328,19 @@ pub fn plan(c: &Computation, shapes: &[&Shape], reducer: impl Fn(ComputationId) 
         group_of[s] = Some(g);
         group_of[d] = Some(g);
     }
+    // A Conv read only by the Add of a bias (under a ReLU's Max, perhaps)
+    // that is a group of its own: the Conv joins it and stores the sums
+    // with the bias added (`conv_epilogue.rs`).
+    for g in 0..groups.len() {
+        if groups[g].2.is_some() {
+            continue;
+        }
+        let Some(e) = conv_epilogue::find(c, shapes, &groups[g].1) else { continue };
+        if group_of[e.conv].is_none() && e.conv != c.root && users[e.conv] == [e.add] {
+            groups[g].1.push(e.conv);
+            group_of[e.conv] = Some(g);
+        }
+    }
     let mut plan = Plan::unfused(c);
     for (_, mut members, reduce) in groups.into_iter().filter(|(_, m, _)| m.len() > 1) {
         // Program order, the root last.
@@ -481,6 +500,12 @@ pub fn run<'a>(
     value: impl Fn(InstrId) -> R<&'a Literal>,
 ) -> R<Literal> {
     let root = *members.last().ok_or_else(|| internal("empty fusion group"))?;
+    // A Conv heads a group of its bias and ReLU.
+    if let Some(&d) = members.iter().find(|&&d| matches!(c.instructions[d].op, Op::Conv(_))) {
+        let rest: Vec<InstrId> = members.iter().copied().filter(|&m| m != d).collect();
+        let e = conv_epilogue::find(c, shapes, &rest).filter(|e| e.conv == d).ok_or_else(|| internal("a fused Conv of another form"))?;
+        return conv_epilogue::run(c, shapes, &e, value);
+    }
     // A Dot heads its group (with the broadcast of its scale, if any).
     if let Some(&d) = members.iter().find(|&&d| matches!(c.instructions[d].op, Op::Dot { .. } | Op::DotGeneral { .. })) {
         let operand = |k: usize| c.instructions[d].operands.get(k).ok_or_else(|| internal("dot operand")).and_then(|&o| array(value(o)?));

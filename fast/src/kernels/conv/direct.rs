@@ -55,6 +55,8 @@ pub const fn tile_rows(avx512: bool, nv: usize) -> usize {
 
 /// A float with direct-convolution tiles.
 pub trait Direct: Skinny {
+    /// The value of a bias (an f32 value for f32: exact).
+    fn from_f64(v: f64) -> Self;
     /// One tile of [`tile_rows`] rows by a panel of `nv` (1 or 2) vectors.
     ///
     /// # Safety
@@ -97,6 +99,21 @@ fn run_x86<T: Direct>(job: &mut Job<'_, T>) -> bool {
     let k = geometry.windows * iz;
     let panels = ozg.div_ceil(width);
     let pack = pack_panels(p, job.w, k, width, panels);
+    // The fused bias in the panels' columns, zero-padded like them.
+    let bias: Option<Vec<T>> = p.bias.as_ref().map(|b| {
+        (0..p.groups * panels * width)
+            .map(|i| {
+                let (g, q, j) = (i / (panels * width), i / width % panels, i % width);
+                let column = q * width + j;
+                if column < ozg {
+                    b.values.get(g * ozg + column).map_or(T::ZERO, |&v| T::from_f64(v))
+                } else {
+                    T::ZERO
+                }
+            })
+            .collect()
+    });
+    let relu = p.bias.as_ref().is_some_and(|b| b.relu);
     let out_spatial: usize = p.spatial.iter().map(|s| s.out_size).product();
     let m = p.out_batch * out_spatial;
     if m == 0 || p.output_z == 0 {
@@ -132,6 +149,8 @@ fn run_x86<T: Direct>(job: &mut Job<'_, T>) -> bool {
                         ldc,
                         rows_out: rows.min(m - r0),
                         cols: width.min(ozg - panel * width),
+                        bias: bias.as_ref().map(|b| b[(g * panels + panel) * width..].as_ptr()),
+                        relu,
                     };
                     // SAFETY: the ISA is the CPU's (capped) with lanes; the
                     // scratch holds `rows` readable pointers per segment
@@ -149,6 +168,7 @@ fn run_x86<T: Direct>(job: &mut Job<'_, T>) -> bool {
         let mut scratch = Scratch::default();
         (0..tasks).for_each(|t| task(&mut scratch, t));
     }
+    p.biased.store(p.bias.is_some(), std::sync::atomic::Ordering::Relaxed);
     true
 }
 
@@ -415,6 +435,9 @@ fn line_runs(out_size: usize, window: usize, offsets: &[usize]) -> Option<(usize
 macro_rules! direct_x86 {
     ($t:ty, $v512:ty, $v256:ty) => {
         impl Direct for $t {
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
             unsafe fn tile(isa: Isa, nv: usize, t: &super::x86::Tile<Self>) {
                 use super::x86::{tile_avx2, tile_avx512};
                 const R512: usize = tile_rows(true, 1);
@@ -437,6 +460,14 @@ direct_x86!(f32, crate::kernels::gemm::skinny::x86::F32x16, crate::kernels::gemm
 direct_x86!(f64, crate::kernels::gemm::skinny::x86::F64x8, crate::kernels::gemm::skinny::x86::F64x4);
 
 #[cfg(not(target_arch = "x86_64"))]
-impl Direct for f32 {}
+impl Direct for f32 {
+    fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+}
 #[cfg(not(target_arch = "x86_64"))]
-impl Direct for f64 {}
+impl Direct for f64 {
+    fn from_f64(v: f64) -> Self {
+        v
+    }
+}

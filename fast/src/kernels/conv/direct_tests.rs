@@ -120,9 +120,9 @@ fn check<T: Skinny + xlaref_reference::literal::Stored + PartialEq + std::fmt::D
     let out = ArrayShape::new(lhs.element_type(), out_dims);
     let attrs = case.attrs(d);
     let before = direct::RUNS.load(std::sync::atomic::Ordering::Relaxed);
-    let direct = conv_by(&attrs, &lhs, &rhs, &out, true).unwrap();
+    let direct = conv_by(&attrs, &lhs, &rhs, &out, true, None).unwrap().0;
     let ran = direct::RUNS.load(std::sync::atomic::Ordering::Relaxed) > before;
-    let im2col = conv_by(&attrs, &lhs, &rhs, &out, false).unwrap();
+    let im2col = conv_by(&attrs, &lhs, &rhs, &out, false, None).unwrap().0;
     assert_eq!(direct.typed::<T>().unwrap(), im2col.typed::<T>().unwrap(), "{case:?}");
     let lanes = T::lanes(isa());
     if lanes > 0 && (case.oz / case.feature_groups.max(case.batch_groups)) * 2 >= lanes {
@@ -182,7 +182,8 @@ fn an_infinite_weight_is_left_to_im2col() {
     let mut w = vec![0.5f32; rhs_dims.iter().product::<i64>() as usize];
     w[0] = f32::INFINITY;
     let out = ArrayShape::new(ElementType::F32, out_dims);
-    let got = conv_by(&case.attrs(d), &ArrayLiteral::from_vec(lhs_dims, x), &ArrayLiteral::from_vec(rhs_dims, w), &out, true).unwrap();
+    let got =
+        conv_by(&case.attrs(d), &ArrayLiteral::from_vec(lhs_dims, x), &ArrayLiteral::from_vec(rhs_dims, w), &out, true, None).unwrap().0;
     let got = got.typed::<f32>().unwrap();
     // Output (0, 0, 0, z): window position (0, 0) is padding, so the
     // infinity never meets a value; output (0, 1, 1, 0) reads it.
@@ -210,7 +211,7 @@ fn nhwc_speed() {
         let mut best = f64::MAX;
         for _ in 0..10 {
             let t = std::time::Instant::now();
-            conv_by(&attrs, &x, &k, &out, direct).unwrap();
+            conv_by(&attrs, &x, &k, &out, direct, None).unwrap();
             best = best.min(t.elapsed().as_secs_f64());
         }
         let name = if direct { "direct" } else { "im2col" };

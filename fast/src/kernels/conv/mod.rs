@@ -22,6 +22,8 @@ mod direct_tests;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rayon::prelude::*;
 use xlaref_reference::ir::{ConvAttrs, ConvDims, Op};
 use xlaref_reference::literal::{ArrayLiteral, Literal};
@@ -100,17 +102,44 @@ struct Plan {
     out_batch: usize,
     /// Whether the direct path may take it ([`direct::wanted`]).
     direct: bool,
+    /// The fused bias and ReLU, and whether the direct path applied them.
+    bias: Option<Bias>,
+    biased: AtomicBool,
 }
 
 /// The convolution — document §ConvWithGeneralPadding, generalised as the
 /// reference's `conv` describes.
 pub fn conv(attrs: &ConvAttrs, lhs: &ArrayLiteral, rhs: &ArrayLiteral, out: &ArrayShape) -> R<ArrayLiteral> {
-    conv_by(attrs, lhs, rhs, out, direct::wanted())
+    conv_by(attrs, lhs, rhs, out, direct::wanted(), None).map(|(r, _)| r)
+}
+
+/// A bias per output feature added to the convolution's sums, then ReLU
+/// when `relu` (`fusion::conv_epilogue`: the Add and Max that read only
+/// the convolution).
+pub struct Bias {
+    /// Per output feature (f32 or f64 values, exact as f64).
+    pub values: Vec<f64>,
+    pub relu: bool,
+}
+
+/// [`conv`] with `bias` applied as the sums are stored, when the direct
+/// path runs it; the flag says whether it was applied (if not, the caller
+/// applies it to the result).
+pub fn conv_with_bias(attrs: &ConvAttrs, lhs: &ArrayLiteral, rhs: &ArrayLiteral, out: &ArrayShape, bias: Bias) -> R<(ArrayLiteral, bool)> {
+    conv_by(attrs, lhs, rhs, out, direct::wanted(), Some(bias))
 }
 
 /// [`conv`], by the direct path where it can take the convolution when
-/// `direct`, else always by im2col.
-fn conv_by(attrs: &ConvAttrs, lhs: &ArrayLiteral, rhs: &ArrayLiteral, out: &ArrayShape, direct: bool) -> R<ArrayLiteral> {
+/// `direct`, else always by im2col; with `bias` in the direct path's
+/// stores (the flag says whether it ran).
+fn conv_by(
+    attrs: &ConvAttrs,
+    lhs: &ArrayLiteral,
+    rhs: &ArrayLiteral,
+    out: &ArrayShape,
+    direct: bool,
+    bias: Option<Bias>,
+) -> R<(ArrayLiteral, bool)> {
     let d = attrs.dims(lhs.rank());
     let n = d.input_spatial_dimensions.len();
     if !fits(attrs, &d, lhs.rank(), rhs.rank(), out.rank()) {
@@ -181,8 +210,11 @@ fn conv_by(attrs: &ConvAttrs, lhs: &ArrayLiteral, rhs: &ArrayLiteral, out: &Arra
         feature_groups: fg > 1,
         out_batch,
         direct,
+        bias,
+        biased: AtomicBool::new(false),
     };
-    numeric::run(&plan, lhs, rhs, out)
+    let result = numeric::run(&plan, lhs, rhs, out)?;
+    Ok((result, plan.biased.load(Ordering::Relaxed)))
 }
 
 /// What verification guarantees and the code above indexes by.

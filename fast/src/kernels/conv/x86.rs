@@ -2,8 +2,57 @@
 //! output positions by `NV` vectors of output features, the sums in
 //! registers, the input read where it lies.
 
-use crate::kernels::gemm::skinny::x86::Vector;
+use std::arch::x86_64::*;
+
+use crate::kernels::gemm::skinny::x86::{F32x16, F32x8, F64x4, F64x8, Vector};
 use crate::kernels::gemm::skinny::Read;
+
+/// What a tile does to its sums before it stores them (a bias add and
+/// ReLU fused into the convolution, `fusion::conv_epilogue`).
+pub trait Epilogue: Vector {
+    /// `a + b`, each lane rounded once (the Add the fusion replaced).
+    unsafe fn add(a: Self, b: Self) -> Self;
+    /// `maximum(x, +0)` lane by lane, as the Max the fusion replaced: x
+    /// where x > 0 or x is NaN, else +0 (also for x = -0).
+    unsafe fn relu(x: Self) -> Self;
+}
+
+macro_rules! epilogue512 {
+    ($name:ident, $add:ident, $cmp:ident, $movz:ident) => {
+        impl Epilogue for $name {
+            #[inline(always)]
+            unsafe fn add(a: Self, b: Self) -> Self {
+                $name($add(a.0, b.0))
+            }
+            #[inline(always)]
+            unsafe fn relu(x: Self) -> Self {
+                let keep = $cmp::<_CMP_GT_OQ>(x.0, Self::zero().0) | $cmp::<_CMP_UNORD_Q>(x.0, x.0);
+                $name($movz(keep, x.0))
+            }
+        }
+    };
+}
+epilogue512!(F32x16, _mm512_add_ps, _mm512_cmp_ps_mask, _mm512_maskz_mov_ps);
+epilogue512!(F64x8, _mm512_add_pd, _mm512_cmp_pd_mask, _mm512_maskz_mov_pd);
+
+macro_rules! epilogue256 {
+    ($name:ident, $add:ident, $cmp:ident, $or:ident, $and:ident) => {
+        impl Epilogue for $name {
+            #[inline(always)]
+            unsafe fn add(a: Self, b: Self) -> Self {
+                $name($add(a.0, b.0))
+            }
+            #[inline(always)]
+            unsafe fn relu(x: Self) -> Self {
+                // All-ones lanes where x is kept; the others become +0.
+                let keep = $or($cmp::<_CMP_GT_OQ>(x.0, Self::zero().0), $cmp::<_CMP_UNORD_Q>(x.0, x.0));
+                $name($and(keep, x.0))
+            }
+        }
+    };
+}
+epilogue256!(F32x8, _mm256_add_ps, _mm256_cmp_ps, _mm256_or_ps, _mm256_and_ps);
+epilogue256!(F64x4, _mm256_add_pd, _mm256_cmp_pd, _mm256_or_pd, _mm256_and_pd);
 
 /// One tile's operands.
 pub struct Tile<'a, T> {
@@ -26,6 +75,10 @@ pub struct Tile<'a, T> {
     pub ldc: usize,
     pub rows_out: usize,
     pub cols: usize,
+    /// The bias of the panel's `NV·LANES` columns (zero-padded), added to
+    /// every row's sums, if any; then ReLU when `relu`.
+    pub bias: Option<*const T>,
+    pub relu: bool,
 }
 
 /// [`tile`] compiled for AVX-512.
@@ -33,7 +86,7 @@ pub struct Tile<'a, T> {
 /// # Safety
 /// The CPU has AVX-512 F and VL; as [`tile`].
 #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
-pub unsafe fn tile_avx512<V: Vector, const NV: usize, const R: usize>(t: &Tile<V::T>) {
+pub unsafe fn tile_avx512<V: Epilogue, const NV: usize, const R: usize>(t: &Tile<V::T>) {
     tile::<V, NV, R>(t)
 }
 
@@ -42,7 +95,7 @@ pub unsafe fn tile_avx512<V: Vector, const NV: usize, const R: usize>(t: &Tile<V
 /// # Safety
 /// The CPU has AVX2 and FMA; as [`tile`].
 #[target_feature(enable = "avx2,fma")]
-pub unsafe fn tile_avx2<V: Vector, const NV: usize, const R: usize>(t: &Tile<V::T>) {
+pub unsafe fn tile_avx2<V: Epilogue, const NV: usize, const R: usize>(t: &Tile<V::T>) {
     tile::<V, NV, R>(t)
 }
 
@@ -53,9 +106,10 @@ pub unsafe fn tile_avx2<V: Vector, const NV: usize, const R: usize>(t: &Tile<V::
 /// # Safety
 /// `rows` holds `R` pointers per segment, each readable for its length;
 /// the panel has the rows the segments name, `NV·LANES` values each; C's
-/// first `rows_out ≤ R` rows of `cols ≤ NV·LANES` values are writable.
+/// first `rows_out ≤ R` rows of `cols ≤ NV·LANES` values are writable;
+/// `bias`, if any, is readable for `NV·LANES` values.
 #[inline(always)]
-unsafe fn tile<V: Vector, const NV: usize, const R: usize>(t: &Tile<V::T>) {
+unsafe fn tile<V: Epilogue, const NV: usize, const R: usize>(t: &Tile<V::T>) {
     let mut acc = [[V::zero(); NV]; R];
     for (s, &(k0, len)) in t.segments.iter().enumerate() {
         let rows: [*const V::T; R] = std::array::from_fn(|r| t.rows.get_unchecked(s * R + r).0);
@@ -71,17 +125,30 @@ unsafe fn tile<V: Vector, const NV: usize, const R: usize>(t: &Tile<V::T>) {
             }
         }
     }
+    // The epilogue on the values as they are stored, not on `acc` in
+    // place: a pass over `acc` after the loop made the compiler keep some
+    // sums on the stack inside it (the tile at half speed).
+    let zero = V::zero();
+    let bias: [V; NV] = std::array::from_fn(|v| t.bias.map_or(zero, |b| V::load(b.add(v * V::LANES))));
+    let finish = |v: usize, s: V| {
+        let s = if t.bias.is_some() { V::add(s, bias[v]) } else { s };
+        if t.relu {
+            V::relu(s)
+        } else {
+            s
+        }
+    };
     let width = NV * V::LANES;
     for (r, sums) in acc.iter().enumerate().take(t.rows_out) {
         let out = t.c.add(r * t.ldc);
         if t.cols == width {
             for (v, &s) in sums.iter().enumerate() {
-                V::store(out.add(v * V::LANES), s);
+                V::store(out.add(v * V::LANES), finish(v, s));
             }
         } else {
             let mut lanes = [V::T::default(); 64];
             for (v, &s) in sums.iter().enumerate() {
-                V::store(lanes.as_mut_ptr().add(v * V::LANES), s);
+                V::store(lanes.as_mut_ptr().add(v * V::LANES), finish(v, s));
             }
             std::ptr::copy_nonoverlapping(lanes.as_ptr(), out, t.cols);
         }

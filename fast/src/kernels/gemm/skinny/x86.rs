@@ -30,7 +30,7 @@ pub trait Vector: Copy {
 macro_rules! vector {
     ($name:ident, $v:ty, $t:ty, $lanes:literal, $registers:literal, $zero:ident, $set1:ident, $load:ident, $fma:ident, $store:ident) => {
         #[derive(Clone, Copy)]
-        pub struct $name($v);
+        pub struct $name(pub $v);
         impl Vector for $name {
             type T = $t;
             const LANES: usize = $lanes;
