@@ -331,13 +331,13 @@ pub fn plan(c: &Computation, shapes: &[&Shape], reducer: impl Fn(ComputationId) 
     // A Conv read only by the Add of a bias (under a ReLU's Max, perhaps)
     // that is a group of its own: the Conv joins it and stores the sums
     // with the bias added (`conv_epilogue.rs`).
-    for g in 0..groups.len() {
-        if groups[g].2.is_some() {
+    for (g, (_, members, reduce)) in groups.iter_mut().enumerate() {
+        if reduce.is_some() {
             continue;
         }
-        let Some(e) = conv_epilogue::find(c, shapes, &groups[g].1) else { continue };
+        let Some(e) = conv_epilogue::find(c, shapes, members) else { continue };
         if group_of[e.conv].is_none() && e.conv != c.root && users[e.conv] == [e.add] {
-            groups[g].1.push(e.conv);
+            members.push(e.conv);
             group_of[e.conv] = Some(g);
         }
     }
