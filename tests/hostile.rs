@@ -269,3 +269,31 @@ fn strict_verification_rejects_the_extensions() {
         "instructions": [{"name": "d", "op": "Dot", "operands": ["x", "x"], "precision_config": ["highest", "DEFAULT"]}]}}}"#;
     assert!(run(&["verify", "-"], &[], fine).status.success());
 }
+
+/// A report whose reader goes away (`xlaref bench | head -1`) ends quietly
+/// with status 0, not as an internal error (status 70, from `println!`'s
+/// panic); a stdout that cannot be written for another reason is status 74.
+#[test]
+fn a_closed_stdout_ends_a_report_quietly() {
+    let xlaref = env!("CARGO_BIN_EXE_xlaref");
+    let args = "bench --quick --ops dot,add --no-reference";
+    // POSIX sh has no PIPESTATUS: the status goes through a file.
+    let dir = std::env::temp_dir().join(format!("xlaref-closed-stdout-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let status_file = dir.join("status");
+    let err_file = dir.join("stderr");
+    let line =
+        format!("(\"{xlaref}\" {args} 2> \"{}\"; echo $? > \"{}\") | head -c 1 > /dev/null", err_file.display(), status_file.display());
+    Command::new("sh").arg("-c").arg(line).status().expect("sh runs");
+    let status = std::fs::read_to_string(&status_file).expect("status written");
+    let stderr = std::fs::read_to_string(&err_file).unwrap_or_default();
+    assert_eq!(status.trim(), "0", "stderr: {stderr}");
+    assert!(!stderr.contains("internal error"), "{stderr}");
+    let full = Command::new(xlaref)
+        .args(args.split(' '))
+        .stdout(std::fs::File::options().write(true).open("/dev/full").expect("/dev/full opens"))
+        .output()
+        .expect("xlaref runs");
+    assert_eq!(full.status.code(), Some(74), "{}", String::from_utf8_lossy(&full.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}

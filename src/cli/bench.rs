@@ -574,10 +574,10 @@ pub fn run(a: BenchArgs) -> i32 {
     // pays for fresh pages, and a single run of the same transpose read
     // 140 ms or 340 ms from one process to the next.
     let (reference_runs, reference_budget) = if a.quick { (1, Duration::ZERO) } else { (3, Duration::from_secs(2)) };
-    println!("{}", if a.quick { "xlaref bench --quick (small sizes; XLA figures are for the full sizes)" } else { "xlaref bench" });
+    out!("{}", if a.quick { "xlaref bench --quick (small sizes; XLA figures are for the full sizes)" } else { "xlaref bench" });
     // The ceilings for Dot and Conv (f64 has half of it) and for the
     // memory-bound workloads on this host today.
-    println!(
+    out!(
         "machine: f32 multiply-add peak {:.1} GFLOP/s and memory copy {:.1} GB/s (read + written) on {} threads, measured now; fast kernels: {}",
         xlaref_fast::peak::fma_peak_gflops(),
         xlaref_fast::peak::copy_gbs(),
@@ -635,8 +635,8 @@ pub fn run(a: BenchArgs) -> i32 {
         }
     }
     print_rows(&header, &rows);
-    println!("~ = the reference ran a smaller instance; its time is extrapolated by its own cost model.");
-    println!(
+    out!("~ = the reference ran a smaller instance; its time is extrapolated by its own cost model.");
+    out!(
         "XLA CPU (recorded): figures recorded on a Zen 4 host in an earlier session, where the clock may have differed; for a ratio, run `python3 tools/xla_bench.py` now, on this machine."
     );
     for f in &failures {
@@ -675,10 +675,10 @@ pub fn print_rows<R: AsRef<[String]>>(header: &[&str], rows: &[R]) {
     }
     let line = |cells: Vec<&str>| {
         let parts: Vec<String> = cells.iter().zip(&width).map(|(c, w)| format!("{c:<w$}")).collect();
-        println!("| {} |", parts.join(" | "));
+        out!("| {} |", parts.join(" | "));
     };
     line(header.to_vec());
-    println!("|{}|", width.iter().map(|w| "-".repeat(w + 2)).collect::<Vec<_>>().join("|"));
+    out!("|{}|", width.iter().map(|w| "-".repeat(w + 2)).collect::<Vec<_>>().join("|"));
     for r in rows {
         line(r.as_ref().iter().map(|s| s.as_str()).collect());
     }

@@ -49,7 +49,7 @@ pub fn child(inst: &Instance) -> Result<f64, String> {
     let peak = status_kib("VmHWM:").ok_or("no /proc/self/status")?;
     let needed = inst.args.iter().map(bytes).sum::<u64>() + bytes(&result);
     let ratio = (peak.saturating_sub(before) * 1024) as f64 / needed.max(1) as f64;
-    println!("{MARK} {ratio}");
+    out!("{MARK} {ratio}");
     Ok(ratio)
 }
 

@@ -226,8 +226,8 @@ pub fn run(dir: &str, no_reference: bool, quick: bool) -> i32 {
             return EXIT_BAD_INPUT;
         }
     };
-    println!("xlaref bench --programs {dir} (XLA CPU's times were measured by tools/program_bench.py when it wrote {dir})");
-    println!("fast kernels: {}, {} threads", xlaref_fast::isa::isa().name(), rayon::current_num_threads());
+    out!("xlaref bench --programs {dir} (XLA CPU's times were measured by tools/program_bench.py when it wrote {dir})");
+    out!("fast kernels: {}, {} threads", xlaref_fast::isa::isa().name(), rayon::current_num_threads());
     let header = [
         "program",
         "form",
@@ -309,8 +309,8 @@ pub fn run(dir: &str, no_reference: bool, quick: bool) -> i32 {
         }
     }
     bench::print_rows(&header, &rows);
-    println!("fast/XLA: the execute phase, both warm, best of several runs; eval/XLA: the whole `xlaref eval --engine fast` command (reading, verifying, running, writing .npy) against XLA's compile and first run.");
-    println!("vs XLA: the worst error as a multiple of the program's tolerance (atol + rtol·|XLA|); at most 1 passes.");
+    out!("fast/XLA: the execute phase, both warm, best of several runs; eval/XLA: the whole `xlaref eval --engine fast` command (reading, verifying, running, writing .npy) against XLA's compile and first run.");
+    out!("vs XLA: the worst error as a multiple of the program's tolerance (atol + rtol·|XLA|); at most 1 passes.");
     for f in &failures {
         eprintln!("failed: {f}");
     }

@@ -63,7 +63,7 @@ pub fn run(a: CheckArgs) -> i32 {
             let text = match read_text(&shown) {
                 Ok(t) => t,
                 Err(e) => {
-                    println!("FAIL {shown}: {e}");
+                    out!("FAIL {shown}: {e}");
                     tally.failed += 1;
                     continue;
                 }
@@ -82,7 +82,7 @@ pub fn run(a: CheckArgs) -> i32 {
             return EXIT_BAD_INPUT;
         }
     }
-    println!("{} passed, {} failed, {} skipped", tally.passed, tally.failed, tally.skipped);
+    out!("{} passed, {} failed, {} skipped", tally.passed, tally.failed, tally.skipped);
     if tally.passed + tally.failed + tally.skipped == 0 {
         // A mistyped folder would otherwise "pass".
         eprintln!("error: no cases found in {} (case files are *.json, StableHLO test files *.mlir)", a.paths.join(", "));
@@ -100,7 +100,7 @@ fn check_case_file(shown: &str, text: &str, engines: &[&dyn Engine], options: &R
     let doc = match json::parse_json(text) {
         Ok(d) => d,
         Err(e) => {
-            println!("FAIL {shown}: {e}");
+            out!("FAIL {shown}: {e}");
             tally.failed += 1;
             return;
         }
@@ -109,7 +109,7 @@ fn check_case_file(shown: &str, text: &str, engines: &[&dyn Engine], options: &R
         let case = match case {
             Ok(c) => c,
             Err(e) => {
-                println!("FAIL {name} ({shown}): malformed case: {e}");
+                out!("FAIL {name} ({shown}): malformed case: {e}");
                 tally.failed += 1;
                 continue;
             }
@@ -120,12 +120,12 @@ fn check_case_file(shown: &str, text: &str, engines: &[&dyn Engine], options: &R
                 Ok(()) => {
                     tally.passed += 1;
                     if verbose {
-                        println!("ok   {name} [{}]", engine.name());
+                        out!("ok   {name} [{}]", engine.name());
                     }
                 }
                 Err(reason) => {
                     tally.failed += 1;
-                    println!("FAIL {name} [{}] ({shown}): {reason}", engine.name());
+                    out!("FAIL {name} [{}] ({shown}): {reason}", engine.name());
                 }
             }
         }

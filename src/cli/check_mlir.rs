@@ -51,23 +51,23 @@ impl<'a> MlirRun<'a> {
                 ModuleOutcome::Passed => {
                     tally.passed += 1;
                     if self.verbose {
-                        println!("ok   {at} [{engine}]");
+                        out!("ok   {at} [{engine}]");
                     }
                 }
                 ModuleOutcome::Failed(failure) => {
                     tally.failed += 1;
-                    println!("FAIL {at} [{engine}]: {failure}");
+                    out!("FAIL {at} [{engine}]: {failure}");
                 }
                 ModuleOutcome::Rejected(rejection) => {
                     tally.failed += 1;
                     if !std::mem::replace(&mut said_once, true) {
-                        println!("FAIL {at}: rejected: {rejection}");
+                        out!("FAIL {at}: rejected: {rejection}");
                     }
                 }
                 ModuleOutcome::Skipped(reason) => {
                     tally.skipped += 1;
                     if !std::mem::replace(&mut said_once, true) {
-                        println!("SKIP {at}: {reason}");
+                        out!("SKIP {at}: {reason}");
                     }
                 }
             }

@@ -321,7 +321,7 @@ pub fn run(a: ConformArgs) -> i32 {
     };
     let report = Report { info, results };
     print!("{}", report::terminal_table(&report.results));
-    println!("{}", report::summary(&report));
+    out!("{}", report::summary(&report));
     let status = match write_reports(&a, &report, written) {
         Err(e) => {
             eprintln!("error: {}", xlaref_reference::error::printable(&e.to_string()));

@@ -158,7 +158,7 @@ fn run_replicated(
     if failed {
         return EXIT_FAILURE;
     }
-    println!("{}", Value::Array(out));
+    out!("{}", Value::Array(out));
     0
 }
 

@@ -134,7 +134,7 @@ pub fn run(a: FuzzArgs) -> i32 {
     let stopped = interrupt::requested();
     let of_shard = a.shard.map(|s| format!(", shard {s}")).unwrap_or_default();
     let early = stopped.map(|s| format!(" (stopped early by {})", interrupt::name(s))).unwrap_or_default();
-    println!(
+    out!(
         "{programs} programs over {} ops in {seconds:.1} s ({:.0}/s): {failures} disagreements or crashes, {invalid} invalid programs (seed {}{of_shard}){early}",
         ops.len(),
         programs as f64 / seconds.max(1e-9),

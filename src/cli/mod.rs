@@ -1,5 +1,19 @@
 //! The `xlaref` command line: one file per subcommand.
 
+/// `println!` for the commands' reports and tables. When stdout's reader
+/// has gone (`xlaref bench | head -1`), the command ends quietly with
+/// status 0, as `eval`'s result writer does; `println!` panicked there,
+/// which printed an internal error and exited 70. (SIGPIPE stays ignored:
+/// the conformance harness must see a backend's closed pipe as an error.)
+macro_rules! out {
+    () => {
+        $crate::cli::print_line(format_args!(""))
+    };
+    ($($arg:tt)*) => {
+        $crate::cli::print_line(format_args!($($arg)*))
+    };
+}
+
 pub mod bench;
 mod bench_memory;
 mod bench_programs;
@@ -25,6 +39,21 @@ use crate::harness::case::RunOptions;
 pub const EXIT_BAD_INPUT: i32 = 2;
 /// Exit status for a run error or a failed check.
 pub const EXIT_FAILURE: i32 = 1;
+/// One line of a report on stdout ([`out!`]): a closed stdout ends the
+/// process (status 0 when its reader has gone, 74, EX_IOERR, for any other
+/// failure to write).
+pub fn print_line(args: std::fmt::Arguments) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = writeln!(stdout, "{args}") {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: cannot write to stdout: {e}");
+        std::process::exit(74);
+    }
+}
+
 /// Exit status for a bug in xlaref: a panic, or an engine's broken
 /// invariant (`RunError::Internal`). EX_SOFTWARE of sysexits.h.
 pub const EXIT_INTERNAL: i32 = 70;

@@ -54,7 +54,7 @@ fn merge(a: MergeArgs) -> i32 {
         }
     };
     print!("{}", report::terminal_table(&merged.results));
-    println!("{}", report::summary(&merged));
+    out!("{}", report::summary(&merged));
     let outputs = [
         (&a.json, serde_json::to_string_pretty(&report::to_json(&merged)).unwrap_or_default() + "\n"),
         (&a.report, report::markdown(&merged)),

@@ -42,10 +42,10 @@ pub fn run(a: VerifyArgs) -> i32 {
         Ok(vm) => {
             for (id, c) in vm.module().computations.iter().enumerate() {
                 let entry = if id == vm.entry() { " (entry)" } else { "" };
-                println!("computation {}{entry}:", c.name);
+                out!("computation {}{entry}:", c.name);
                 for (i, instr) in c.instructions.iter().enumerate() {
                     let root = if i == c.root { "ROOT " } else { "" };
-                    println!("  {root}{} = {} : {}", instr.name, instr.op.name(), vm.shape(id, i));
+                    out!("  {root}{} = {} : {}", instr.name, instr.op.name(), vm.shape(id, i));
                 }
             }
             0
