@@ -135,7 +135,7 @@ fn run_x86<T: Direct>(job: &mut Job<'_, T>) -> bool {
             let (z0, b0) = if p.feature_groups { (g * iz, 0) } else { (0, g * p.out_batch) };
             for tile in t * per_task..tiles.min((t + 1) * per_task) {
                 let r0 = tile * rows;
-                geometry.pointers(p, x, &zeros, r0, rows, m, b0, z0, scratch);
+                geometry.pointers(p, x, &zeros, At { r0, rows, m, b0, z0 }, scratch);
                 for panel in 0..panels {
                     let j0 = g * ozg + panel * width;
                     let group_panel = &pack[(g * panels + panel) * k * width..];
@@ -206,6 +206,18 @@ impl<T> Default for Scratch<T> {
     }
 }
 
+/// A tile of output positions `r0..r0+rows` (those from `m` on are not
+/// rows: their pointers read zeros) of the group whose input batch starts
+/// at `b0` and features at `z0`.
+#[derive(Clone, Copy)]
+struct At {
+    r0: usize,
+    rows: usize,
+    m: usize,
+    b0: usize,
+    z0: usize,
+}
+
 /// Where the input features under a window position lie.
 struct Geometry {
     /// Per spatial dimension, `offsets[d][o·window + k]`: the input offset
@@ -238,24 +250,11 @@ impl Geometry {
         Geometry { offsets, x_batch: stride, windows, line_runs }
     }
 
-    /// Fills `scratch` for the tile of output positions `r0..r0+rows`
-    /// (those from `m` on are not rows: zeros) of the group whose input
-    /// batch starts at `b0` and features at `z0`.
-    #[allow(clippy::too_many_arguments)]
-    fn pointers<T: Copy>(
-        &self,
-        p: &Plan,
-        x: &[T],
-        zeros: &[T],
-        r0: usize,
-        rows: usize,
-        m: usize,
-        b0: usize,
-        z0: usize,
-        scratch: &mut Scratch<T>,
-    ) {
+    /// Fills `scratch` for `tile`.
+    fn pointers<T: Copy>(&self, p: &Plan, x: &[T], zeros: &[T], tile: At, scratch: &mut Scratch<T>) {
+        let At { r0, rows, m, b0, z0 } = tile;
         let (n, iz) = (p.spatial.len(), p.iz_per_group);
-        if self.along_one_line(p, x, zeros, r0, rows, m, b0, z0, scratch) {
+        if self.along_one_line(p, x, zeros, tile, scratch) {
             return;
         }
         scratch.rows.clear();
@@ -317,19 +316,8 @@ impl Geometry {
     /// the dimensions before the last are then off the input for all rows
     /// or for none, and only the last dimension's offsets differ by row:
     /// a few additions per pointer instead of a walk over every dimension.
-    #[allow(clippy::too_many_arguments)]
-    fn along_one_line<T: Copy>(
-        &self,
-        p: &Plan,
-        x: &[T],
-        zeros: &[T],
-        r0: usize,
-        rows: usize,
-        m: usize,
-        b0: usize,
-        z0: usize,
-        scratch: &mut Scratch<T>,
-    ) -> bool {
+    fn along_one_line<T: Copy>(&self, p: &Plan, x: &[T], zeros: &[T], tile: At, scratch: &mut Scratch<T>) -> bool {
+        let At { r0, rows, m, b0, z0 } = tile;
         let Some((line, outer)) = p.spatial.split_last() else { return false };
         let (n, iz) = (outer.len(), p.iz_per_group);
         let real = rows.min(m.saturating_sub(r0));
