@@ -215,7 +215,7 @@ impl Combiner for Typed<'_> {
 #[inline(always)]
 fn fold_row<T: Copy, F: Fn(T, T) -> T + Copy>(
     plan: &Plan,
-    regular: Option<(usize, usize, usize)>,
+    regular: Option<Regular>,
     x: &[T],
     f: F,
     r: usize,
@@ -224,34 +224,41 @@ fn fold_row<T: Copy, F: Fn(T, T) -> T + Copy>(
 ) {
     plan.outer_offsets(r, offs);
     for &off in offs.iter() {
+        let by_list = |acc: &mut [T], outputs: std::ops::Range<usize>| {
+            for (o, a) in outputs.clone().zip(&mut acc[outputs]) {
+                for &i in plan.last(o) {
+                    *a = f(*a, x[off + i]);
+                }
+            }
+        };
         match regular {
-            Some((start, step, count)) if step == count && (2..=4).contains(&count) => {
+            Some(Regular { first, step, count, lo: 0, hi }) if hi == acc.len() && step == count && (2..=4).contains(&count) => {
                 // Windows tile the row (pooling): each output folds the
                 // next `count` elements, in order; with `count` a constant
                 // the loop vectorizes over interleaved loads.
-                let row = &x[off + start..off + start + acc.len() * count];
+                let row = &x[off + first..off + first + acc.len() * count];
                 match count {
                     2 => fold_tiles::<T, F, 2>(acc, row, f),
                     3 => fold_tiles::<T, F, 3>(acc, row, f),
                     _ => fold_tiles::<T, F, 4>(acc, row, f),
                 }
             }
-            Some((start, step, count)) => {
+            Some(Regular { first, step, count, lo, hi }) => {
                 // Each output's window row is `count` adjacent elements.
-                // Column `k` of every window is folded across the row at
-                // once (a strided, vectorizable loop); each output still
-                // sees its elements in window order.
+                // Column `k` of every window is folded across the outputs
+                // at once (a strided, vectorizable loop); each output
+                // still sees its elements in window order.
+                if lo > 0 {
+                    by_list(acc, 0..lo);
+                }
                 for k in 0..count {
-                    fold_column(acc, &x[off + start + k..], step, f);
+                    fold_column(&mut acc[lo..hi], &x[off + first + k..], step, f);
+                }
+                if hi < acc.len() {
+                    by_list(acc, hi..acc.len());
                 }
             }
-            None => {
-                for (o, a) in acc.iter_mut().enumerate() {
-                    for &i in plan.last(o) {
-                        *a = f(*a, x[off + i]);
-                    }
-                }
-            }
+            None => by_list(acc, 0..acc.len()),
         }
     }
 }
@@ -275,11 +282,14 @@ fn fold_tiles<T: Copy, F: Fn(T, T) -> T, const C: usize>(acc: &mut [T], row: &[T
 fn fold_column<T: Copy, F: Fn(T, T) -> T>(acc: &mut [T], x: &[T], step: usize, f: F) {
     #[inline(always)]
     fn strided<T: Copy, F: Fn(T, T) -> T, const STEP: usize>(acc: &mut [T], x: &[T], f: F) {
-        let Some(last) = acc.len().checked_sub(1) else { return };
-        let x = &x[..last * STEP + 1];
-        for (o, a) in acc.iter_mut().enumerate() {
-            *a = f(*a, x[o * STEP]);
+        let Some((tail, rest)) = acc.split_last_mut() else { return };
+        // Chunks of a constant length, not indices: no bounds check in the
+        // loop, which then vectorizes over interleaved loads.
+        let n = rest.len();
+        for (a, chunk) in rest.iter_mut().zip(x[..n * STEP].chunks_exact(STEP)) {
+            *a = f(*a, chunk[0]);
         }
+        *tail = f(*tail, x[n * STEP]);
     }
     match step {
         // Zipped, not indexed: the indexed loop kept a bounds check that
@@ -296,24 +306,37 @@ fn fold_column<T: Copy, F: Fn(T, T) -> T>(acc: &mut [T], x: &[T], step: usize, f
     }
 }
 
-/// `(start, step, count)` when output `o`'s last-dimension window is
-/// `o * step + start + 0..count` for every `o` (no padding reached, no
-/// dilations in that dimension's covered lists).
-fn regular_last(plan: &Plan) -> Option<(usize, usize, usize)> {
+/// Outputs `lo..hi` of a row whose last-dimension windows are all `count`
+/// adjacent coordinates, `first + (o - lo)·step + 0..count` (no padding
+/// reached, no dilation): folded a column at a time across them. The
+/// outputs before and after (windows that reach padding: SAME pooling's
+/// last output) take the per-output lists.
+#[derive(Clone, Copy)]
+struct Regular {
+    first: usize,
+    step: usize,
+    count: usize,
+    lo: usize,
+    hi: usize,
+}
+
+/// The longest run of outputs with [`Regular`] windows, if any.
+fn regular_last(plan: &Plan) -> Option<Regular> {
     let w = plan.row_len();
-    let first = plan.last(0);
-    let (start, count) = (*first.first()?, first.len());
-    if first.windows(2).any(|p| p[1] != p[0] + 1) {
-        return None;
+    // Windows wholly in padding (no element at all) fold nothing.
+    let count = (0..w).map(|o| plan.last(o).len()).max().filter(|&c| c > 0)?;
+    let contiguous = |l: &[usize]| l.len() == count && l.windows(2).all(|p| p[1] == p[0] + 1);
+    let lo = (0..w).find(|&o| contiguous(plan.last(o)))?;
+    let first = plan.last(lo)[0];
+    let step = match (lo + 1 < w).then(|| plan.last(lo + 1)) {
+        Some(l) if contiguous(l) => l[0].checked_sub(first)?,
+        _ => 0,
+    };
+    let mut hi = lo + 1;
+    while hi < w && contiguous(plan.last(hi)) && plan.last(hi)[0] == first + (hi - lo) * step {
+        hi += 1;
     }
-    let step = if w > 1 { plan.last(1).first()?.checked_sub(start)? } else { 0 };
-    for o in 0..w {
-        let l = plan.last(o);
-        if l.len() != count || l.iter().enumerate().any(|(k, &i)| i != start + o * step + k) {
-            return None;
-        }
-    }
-    Some((start, step, count))
+    Some(Regular { first, step, count, lo, hi })
 }
 
 /// Any computation, any number of operands: per output, the reference's
