@@ -22,6 +22,7 @@ fn env() -> Env {
 #[test]
 fn fused_and_unfused_runs_agree_exactly() {
     let mut fused_groups = 0;
+    let mut pipelines = 0;
     let mut problems = Vec::new();
     for (op, strategy) in gen::generators()
         .into_iter()
@@ -31,6 +32,7 @@ fn fused_and_unfused_runs_agree_exactly() {
             let Some(program) = draw(&strategy, 0xf05e, i) else { continue };
             let module = program.verified(1 << 24).expect("generated programs verify");
             fused_groups += xlaref_fast::fusion_groups(&module).len();
+            pipelines += xlaref_fast::row_pipelines(&module);
             let fused = xlaref_fast::run_borrowed(&module, &program.args, &mut env());
             let unfused = xlaref_fast::run_unfused(&module, &program.args, &mut env());
             let same = match (&fused, &unfused) {
@@ -48,6 +50,8 @@ fn fused_and_unfused_runs_agree_exactly() {
     }
     assert!(problems.is_empty(), "{} programs run differently fused", problems.len());
     assert!(fused_groups >= cases() as usize, "the generators made only {fused_groups} fusion groups");
+    eprintln!("{fused_groups} fusion groups, {pipelines} of them row pipelines");
+    assert!(pipelines * 8 >= cases() as usize, "the generators made only {pipelines} row pipelines");
 }
 
 /// A LayerNorm-like chain: what fuses, and what stays apart.
@@ -463,4 +467,82 @@ fn a_conv_layer_adds_its_bias_and_relu_as_it_stores() {
     // Read twice, the convolution stays apart (its value is needed).
     let twice = verified(&program(r#", {"name": "t", "op": "Sub", "operands": ["r", "c"]}"#));
     assert!(xlaref_fast::fusion_groups(&twice).iter().all(|g| !g.contains(&3)));
+}
+
+/// LayerNorm as JAX writes it, then a Tanh: the mean's and the variance's
+/// row sums, the per-row arithmetic between them and the normalization
+/// are one row pipeline (`fast/src/fusion/pipeline.rs`) that folds a few
+/// rows and normalizes them while they are in L1. It computes bit for bit
+/// what the ops compute one by one, for rows read several a tile (768),
+/// one a tile (3000) and shorter than a tile (100), and whether its last
+/// stage runs on the typed tiles or, with a round trip through f64 that
+/// they do not run, after the other stages over all rows.
+#[test]
+fn a_layer_norm_is_one_row_pipeline() {
+    for (rows, cols) in [(37usize, 768usize), (5, 3000), (64, 100)] {
+        for round_trip in [false, true] {
+            let last = if round_trip {
+                r#"{"name": "w", "op": "ConvertElementType", "operands": ["y"], "new_element_type": "f64"},
+                   {"name": "y2", "op": "ConvertElementType", "operands": ["w"], "new_element_type": "f32"},
+                   {"name": "t", "op": "Tanh", "operands": ["y2"]}"#
+            } else {
+                r#"{"name": "t", "op": "Tanh", "operands": ["y"]}"#
+            };
+            let module = format!(
+                r#"{{"format": "xla-json/1", "computations": {{
+              "add": {{"params": [{{"name": "a", "shape": "f32[]"}}, {{"name": "b", "shape": "f32[]"}}],
+                      "instructions": [{{"name": "s", "op": "Add", "operands": ["a", "b"]}}]}},
+              "main": {{
+              "params": [{{"name": "x", "shape": "f32[{rows},{cols}]"}}, {{"name": "g", "shape": "f32[{cols}]"}},
+                         {{"name": "zero", "shape": "f32[]"}}, {{"name": "count", "shape": "f32[]"}}, {{"name": "eps", "shape": "f32[]"}}],
+              "instructions": [
+                {{"name": "sum", "op": "Reduce", "operands": ["x", "zero"], "computation": "add", "dimensions": [1]}},
+                {{"name": "mean", "op": "Div", "operands": ["sum", "count"]}},
+                {{"name": "mc", "op": "Reshape", "operands": ["mean"], "new_sizes": [{rows}, 1]}},
+                {{"name": "mb", "op": "BroadcastInDim", "operands": ["mc"], "out_dim_size": [{rows}, {cols}], "broadcast_dimensions": [0, 1]}},
+                {{"name": "d", "op": "Sub", "operands": ["x", "mb"]}},
+                {{"name": "sq", "op": "Mul", "operands": ["d", "d"]}},
+                {{"name": "ss", "op": "Reduce", "operands": ["sq", "zero"], "computation": "add", "dimensions": [1]}},
+                {{"name": "var", "op": "Div", "operands": ["ss", "count"]}},
+                {{"name": "ve", "op": "Add", "operands": ["var", "eps"]}},
+                {{"name": "rs", "op": "Rsqrt", "operands": ["ve"]}},
+                {{"name": "rb", "op": "BroadcastInDim", "operands": ["rs"], "out_dim_size": [{rows}, {cols}], "broadcast_dimensions": [0]}},
+                {{"name": "n", "op": "Mul", "operands": ["d", "rb"]}},
+                {{"name": "gb", "op": "BroadcastInDim", "operands": ["g"], "out_dim_size": [{rows}, {cols}], "broadcast_dimensions": [1]}},
+                {{"name": "y", "op": "Mul", "operands": ["n", "gb"]}},
+                {last}]}}}}}}"#
+            );
+            let m = xlaref_reference::json::parse_module(&module, Default::default()).expect("reads");
+            let module = xlaref_reference::verify::verify(m, &Default::default()).expect("verifies");
+            // Every instruction after the five parameters, in one group.
+            let count = if round_trip { 17 } else { 15 };
+            assert_eq!(xlaref_fast::fusion_groups(&module), vec![(5..5 + count).collect::<Vec<_>>()], "rows of {cols}");
+            assert_eq!(xlaref_fast::row_pipelines(&module), 1);
+            use xlaref_reference::literal::{ArrayLiteral, Literal};
+            let x: Vec<f32> = (0..rows * cols).map(|i| ((i * 37) % 101) as f32 / 16.0 + (i / cols) as f32).collect();
+            let g: Vec<f32> = (0..cols).map(|j| 0.5 + (j % 5) as f32 * 0.25).collect();
+            let args: Vec<Literal> = vec![
+                ArrayLiteral::from_vec(vec![rows as i64, cols as i64], x.clone()).into(),
+                ArrayLiteral::from_vec(vec![cols as i64], g.clone()).into(),
+                ArrayLiteral::from_vec(vec![], vec![0f32]).into(),
+                ArrayLiteral::from_vec(vec![], vec![cols as f32]).into(),
+                ArrayLiteral::from_vec(vec![], vec![1e-5f32]).into(),
+            ];
+            let bits = |l: &Literal| l.as_array().and_then(|a| a.typed::<f32>()).map(|v| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+            let fused = xlaref_fast::run_borrowed(&module, &args, &mut env()).expect("runs");
+            let unfused = xlaref_fast::run_unfused(&module, &args, &mut env()).expect("runs");
+            assert_eq!(bits(&fused), bits(&unfused), "rows of {cols}, round trip {round_trip}");
+            let got = fused.as_array().and_then(|a| a.typed::<f32>()).expect("f32 result");
+            for r in 0..rows {
+                let row = &x[r * cols..(r + 1) * cols];
+                let mean = row.iter().map(|&v| v as f64).sum::<f64>() / cols as f64;
+                let var = row.iter().map(|&v| (v as f64 - mean).powi(2)).sum::<f64>() / cols as f64;
+                for j in (0..cols).step_by(7) {
+                    let want = ((row[j] as f64 - mean) / (var + 1e-5).sqrt() * g[j] as f64).tanh();
+                    let v = got[r * cols + j] as f64;
+                    assert!((v - want).abs() <= 1e-5, "rows of {cols}, row {r}, column {j}: {v} against {want}");
+                }
+            }
+        }
+    }
 }

@@ -120,7 +120,7 @@ impl<'a> Executor<'a> {
                 xlaref_reference::watch::reserve(module.shape(id, i).byte_size().saturating_mul(2), self.env.limits.max_bytes)?;
                 self.env.site = xlaref_reference::replicas::Site { computation: id, instruction: i };
                 let shapes: Vec<&Shape> = (0..n).map(|k| module.shape(id, k)).collect();
-                let value = fusion::run(c, &shapes, members, plan.reducers[g], self.escapes(c, i, &readers), |o| {
+                let value = fusion::run(c, &shapes, members, plan.reducers[g], &plan.folds[g], self.escapes(c, i, &readers), |o| {
                     values[o].as_deref().ok_or_else(|| internal("value freed too early"))
                 });
                 xlaref_reference::watch::passed()?;

@@ -88,3 +88,11 @@ pub fn fusion_groups(module: &VerifiedModule) -> Vec<Vec<usize>> {
     let module = inlined.as_ref().unwrap_or(module);
     fusion::plan_computation(module, module.entry()).groups
 }
+
+/// How many of [`fusion_groups`] are row pipelines (groups with row
+/// reductions inside, `fusion/pipeline.rs`), for tests.
+pub fn row_pipelines(module: &VerifiedModule) -> usize {
+    let inlined = fused_form(module);
+    let module = inlined.as_ref().unwrap_or(module);
+    fusion::plan_computation(module, module.entry()).folds.iter().filter(|f| !f.is_empty()).count()
+}

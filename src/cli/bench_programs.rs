@@ -244,6 +244,9 @@ pub fn run(dir: &str, no_reference: bool, quick: bool) -> i32 {
     let mut rows: Vec<Vec<String>> = Vec::new();
     let mut failures = Vec::new();
     let (runs, budget) = if quick { (2, Duration::from_millis(500)) } else { (10, Duration::from_secs(5)) };
+    // More runs for a profiler to sample (`XLAREF_BENCH_RUNS=300 perf record ...`).
+    let runs = std::env::var("XLAREF_BENCH_RUNS").ok().and_then(|v| v.parse::<usize>().ok()).filter(|&r| r > 0).unwrap_or(runs);
+    let budget = if runs > 10 { budget.max(Duration::from_secs(60)) } else { budget };
     for manifest in found {
         let p = match Program::read(&manifest) {
             Ok(p) => p,

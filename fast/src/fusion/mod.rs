@@ -49,6 +49,7 @@ mod blocks;
 mod choose;
 mod conv_epilogue;
 mod lanes;
+mod pipeline;
 mod tiles;
 
 use xlaref_reference::ir::{BinaryOp, Computation, ComputationId, DotDims, InstrId, Op};
@@ -86,12 +87,15 @@ pub struct Plan {
     pub groups: Vec<Vec<InstrId>>,
     /// Per group: the reducer of its root, when the root is a Reduce.
     pub reducers: Vec<Option<BinaryOp>>,
+    /// Per group: the Reduce members of a row pipeline (`pipeline.rs`)
+    /// and their reducers; empty for other groups.
+    pub folds: Vec<Vec<(InstrId, BinaryOp)>>,
 }
 
 impl Plan {
     /// A plan without groups (every instruction runs alone).
     pub fn unfused(c: &Computation) -> Plan {
-        Plan { roles: vec![Role::Alone; c.instructions.len()], groups: Vec::new(), reducers: Vec::new() }
+        Plan { roles: vec![Role::Alone; c.instructions.len()], groups: Vec::new(), reducers: Vec::new(), folds: Vec::new() }
     }
 }
 
@@ -341,8 +345,15 @@ pub fn plan(c: &Computation, shapes: &[&Shape], reducer: impl Fn(ComputationId) 
             group_of[e.conv] = Some(g);
         }
     }
+    // An element-wise group and the row reductions only it reads: one
+    // row pipeline.
+    let folds = if pipelines_by_environment() {
+        pipeline::merge(c, shapes, &users, &mut groups, &mut group_of)
+    } else {
+        vec![Vec::new(); groups.len()]
+    };
     let mut plan = Plan::unfused(c);
-    for (_, mut members, reduce) in groups.into_iter().filter(|(_, m, _)| m.len() > 1) {
+    for ((_, mut members, reduce), folds) in groups.into_iter().zip(folds).filter(|((_, m, _), _)| m.len() > 1) {
         // Program order, the root last.
         members.sort_unstable();
         let g = plan.groups.len();
@@ -354,6 +365,7 @@ pub fn plan(c: &Computation, shapes: &[&Shape], reducer: impl Fn(ComputationId) 
         }
         plan.groups.push(members);
         plan.reducers.push(reduce);
+        plan.folds.push(folds);
     }
     plan
 }
@@ -377,18 +389,44 @@ struct Spread<'a> {
 }
 
 fn spread<'a>(op: &Op, operand: &'a ArrayLiteral, out: &ArrayShape) -> Spread<'a> {
+    let (dims, strides) = spread_strides(op, operand.dims(), out);
+    Spread { operand, dims, strides }
+}
+
+/// A broadcast's output dimensions and, per output dimension, the stride
+/// it walks its operand (of dimensions `operand`) with: 0 where the
+/// operand is repeated.
+fn spread_strides(op: &Op, operand: &[i64], out: &ArrayShape) -> (Vec<usize>, Vec<usize>) {
     let mapping: Vec<usize> = match op {
         Op::BroadcastInDim { broadcast_dimensions, .. } => broadcast_dimensions.iter().map(|&d| d as usize).collect(),
-        _ => (out.rank() - operand.rank()..out.rank()).collect(),
+        _ => (out.rank().saturating_sub(operand.len())..out.rank()).collect(),
     };
-    let in_strides = operand.shape.strides();
+    // Row-major strides of the operand.
+    let mut in_strides = vec![1usize; operand.len()];
+    for k in (0..operand.len().saturating_sub(1)).rev() {
+        in_strides[k] = in_strides[k + 1] * operand[k + 1].max(0) as usize;
+    }
     let mut strides = vec![0usize; out.rank()];
     for (k, &m) in mapping.iter().enumerate() {
-        if operand.dims()[k] != 1 {
-            strides[m] = in_strides[k];
+        if operand[k] != 1 {
+            if let Some(s) = strides.get_mut(m) {
+                *s = in_strides[k];
+            }
         }
     }
-    Spread { operand, dims: out.dims.iter().map(|&d| d as usize).collect(), strides }
+    (out.dims.iter().map(|&d| d as usize).collect(), strides)
+}
+
+/// The row length of a broadcast that gives each row (its last dimension)
+/// one value of its operand, consecutive rows consecutive values in
+/// row-major order: position `p` has operand value `p / row`.
+fn rows_of_one_value(dims: &[usize], strides: &[usize]) -> Option<usize> {
+    let rank = dims.len();
+    if rank < 2 || strides[rank - 1] != 0 {
+        return None;
+    }
+    let row_major = (0..rank - 1).all(|d| dims[d] <= 1 || strides[d] == dims[d + 1..rank - 1].iter().product::<usize>());
+    (row_major && dims[rank - 1] > 0).then_some(dims[rank - 1])
 }
 
 impl Spread<'_> {
@@ -496,6 +534,23 @@ pub fn run<'a>(
     shapes: &[&Shape],
     members: &[InstrId],
     reducer: Option<BinaryOp>,
+    folds: &[(InstrId, BinaryOp)],
+    escapes: bool,
+    value: impl Fn(InstrId) -> R<&'a Literal>,
+) -> R<Literal> {
+    if !folds.is_empty() {
+        return pipeline::run(c, shapes, members, folds, escapes, &value);
+    }
+    run_group(c, shapes, members, reducer, escapes, value)
+}
+
+/// [`run`] for a group that is not a row pipeline (a pipeline's stages
+/// run through this, never back through [`run`]).
+fn run_group<'a>(
+    c: &'a Computation,
+    shapes: &[&Shape],
+    members: &[InstrId],
+    reducer: Option<BinaryOp>,
     escapes: bool,
     value: impl Fn(InstrId) -> R<&'a Literal>,
 ) -> R<Literal> {
@@ -531,6 +586,13 @@ pub fn run<'a>(
         return result;
     }
     blocks::run(c, shapes, members, rows.as_ref(), &value)
+}
+
+/// Whether row pipelines are formed: `XLAREF_FAST_PIPELINE=off` keeps
+/// their stages apart (to time or debug them).
+fn pipelines_by_environment() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("XLAREF_FAST_PIPELINE").map_or(true, |v| !matches!(v.as_str(), "off" | "0" | "no")))
 }
 
 /// Whether fusion is on: `XLAREF_FAST_FUSION=off` turns it off (to time

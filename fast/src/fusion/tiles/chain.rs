@@ -251,7 +251,7 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
                     Some(View::One(x)) => Arg::One(*x),
                     Some(View::Rows(v)) => {
                         // Set row by row below.
-                        p.per_row.push((l, k, v.as_ptr()));
+                        p.per_row.push((l, k, *v));
                         Arg::One(T::default())
                     }
                     None => return Err(internal("chain operand without a view")),

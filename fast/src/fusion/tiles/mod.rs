@@ -17,6 +17,9 @@
 //! `fusion/mod.rs`).
 
 mod chain;
+mod on_tile;
+
+pub(crate) use on_tile::{pair_into, OnTile, OnTile2, Probe};
 
 use std::mem::MaybeUninit;
 use std::sync::Mutex;
@@ -24,15 +27,15 @@ use std::sync::Mutex;
 use half::{bf16, f16};
 use xlaref_reference::ir::{BinaryOp, Computation, Direction, InstrId, Op, UnaryOp};
 use xlaref_reference::literal::{ArrayLiteral, Literal};
-use xlaref_reference::types::{ElementType, Shape};
+use xlaref_reference::types::{ArrayShape, ElementType, Shape};
 use xlaref_reference::RunError;
 
 use super::blocks::RowFolds;
 use super::choose;
 use super::lanes::{ChainFloat, LinkOp};
-use super::{array, internal, spread, spread_into, Rows, Spread, R};
+use super::{array, internal, rows_of_one_value, spread, spread_into, spread_strides, Rows, Spread, R};
 use crate::elem::float::FFloat;
-use crate::kernels::elementwise::{float_binary_fn, float_unary_fn, BinaryUse, Side, UnaryUse};
+use crate::kernels::elementwise::{float_binary_fn, float_unary_fn, Side};
 use crate::kernels::reduce::{float_combine, Elem};
 use crate::par;
 
@@ -99,6 +102,14 @@ enum Kind<'a, T> {
     /// (`pattern[start % period..]` is the tile at `start`), where the
     /// broadcast would be written out again for every tile.
     Periodic(&'a [T], usize),
+    /// A broadcast along rows of `row` positions of the row pipeline's
+    /// per-row value `value` (`pipeline.rs`): position `p` of the group
+    /// has that value's row `p / row`, which the pipeline computed for
+    /// the tile's rows before the tile ([`Scratch::row_inputs`]).
+    RowInput {
+        value: usize,
+        row: usize,
+    },
 }
 
 struct Step<'a, T> {
@@ -125,19 +136,9 @@ enum View<'a, T> {
     One(T),
     /// One value per row of the tile: position `p` has `values[p / row]`,
     /// `row` the group's (only chain links read these: the chain runs row by row, each row
-    /// reading its value as one value, `chain.rs`).
-    Rows(&'a [T]),
-}
-
-/// Probes whether an op has an element function, without running it.
-struct Probe;
-impl<T> BinaryUse<T> for Probe {
-    type Out = ();
-    fn apply<F: Fn(T, T) -> T + Copy + Sync>(self, _: F) {}
-}
-impl<T> UnaryUse<T> for Probe {
-    type Out = ();
-    fn apply<F: Fn(T) -> T + Copy + Sync>(self, _: F, _: bool) {}
+    /// reading its value as one value, `chain.rs`). The values are a
+    /// materialized operand's or the row pipeline's, valid for the tile.
+    Rows(*const T),
 }
 
 fn typed<'a, T: FFloat + Elem + ChainFloat>(
@@ -148,6 +149,46 @@ fn typed<'a, T: FFloat + Elem + ChainFloat>(
     escapes: bool,
     value: &impl Fn(InstrId) -> R<&'a Literal>,
 ) -> Option<R<Literal>> {
+    let parts = match build::<T>(c, shapes, members, rows, value, &|_| None)? {
+        Ok(p) => p,
+        Err(e) => return Some(Err(e)),
+    };
+    let patterns = parts.patterns();
+    let parts = parts.with_patterns(&patterns);
+    let group = parts.group(escapes);
+    let out = parts.out.clone();
+    Some(group.assemble(out.element_count()).map(|v| ArrayLiteral::with_shape(out, T::wrap(v)).into()))
+}
+
+/// A group's steps, planned, before its periodic broadcasts become
+/// patterns (which the steps then borrow).
+pub(crate) struct Parts<'a, T> {
+    steps: Vec<Step<'a, T>>,
+    slots: usize,
+    fold: Option<Fold<T>>,
+    n: usize,
+    tile: usize,
+    row: usize,
+    result: usize,
+    chains: Vec<Option<usize>>,
+    /// Positions per tile the patterns must cover.
+    positions: usize,
+    pub(crate) out: ArrayShape,
+}
+
+/// Plans the group's steps, or None when it has an op the tiles do not
+/// run. `row_input(o)`: the index of the row pipeline's per-row value
+/// that instruction `o` is, and the pipeline's row length (`pipeline.rs`):
+/// a broadcast member reads it as [`Kind::RowInput`] instead of a
+/// materialized operand, if it spreads it along rows of that length.
+pub(crate) fn build<'a, T: FFloat + Elem + ChainFloat>(
+    c: &'a Computation,
+    shapes: &[&Shape],
+    members: &[InstrId],
+    rows: Option<&Rows>,
+    value: &impl Fn(InstrId) -> R<&'a Literal>,
+    row_input: &dyn Fn(InstrId) -> Option<(usize, usize)>,
+) -> Option<R<Parts<'a, T>>> {
     let root = *members.last()?;
     let elementwise = if rows.is_some() { &members[..members.len() - 1] } else { members };
     let n = shapes[*elementwise.last()?].as_array()?.element_count();
@@ -161,14 +202,13 @@ fn typed<'a, T: FFloat + Elem + ChainFloat>(
     if !elementwise.iter().all(fits) || type_of(*elementwise.last()?) != one_type {
         return None;
     }
-    // Broadcasts read only materialized values: running them first lets
-    // the arithmetic between them form one register chain.
+    // Broadcasts read only materialized values (or the row pipeline's,
+    // all there before a tile runs): running them first lets the
+    // arithmetic between them form one register chain.
     let is_spread = |m: &InstrId| matches!(c.instructions[*m].op, Op::Broadcast { .. } | Op::BroadcastInDim { .. });
     let ordered: Vec<InstrId> =
         elementwise.iter().copied().filter(is_spread).chain(elementwise.iter().copied().filter(|m| !is_spread(m))).collect();
     let chains = T::chains();
-    // Before the steps, which borrow them.
-    let mut patterns: Vec<(usize, usize, Vec<T>)> = Vec::new();
     let mut steps: Vec<Step<T>> = Vec::with_capacity(elementwise.len());
     for &m in &ordered {
         let instr = &c.instructions[m];
@@ -191,25 +231,33 @@ fn typed<'a, T: FFloat + Elem + ChainFloat>(
             Op::Select => Kind::Select,
             Op::Reshape { .. } | Op::Collapse { .. } => Kind::Same,
             Op::Broadcast { .. } | Op::BroadcastInDim { .. } => {
-                let operand = value(*instr.operands.first()?);
-                let operand = match operand.and_then(array) {
-                    Ok(a) => a,
-                    Err(e) => return Some(Err(e)),
-                };
-                let sp = spread(&instr.op, operand, out);
-                // A broadcast that only reshapes its operand (`[r]` to
-                // `[r, 1]`) reads it where it lies: spread out, it was
-                // copied one value per row (18 µs over 4096 values).
-                if sp.reshapes() {
-                    Kind::Same
+                let o = *instr.operands.first()?;
+                if let Some((k, row)) = row_input(o) {
+                    let (dims, strides) = spread_strides(&instr.op, &shapes[o].as_array()?.dims, out);
+                    if rows_of_one_value(&dims, &strides)? != row {
+                        return None;
+                    }
+                    Kind::RowInput { value: k, row }
                 } else {
-                    Kind::Spread(sp, T::slice(&operand.data)?)
+                    let operand = match value(o).and_then(array) {
+                        Ok(a) => a,
+                        Err(e) => return Some(Err(e)),
+                    };
+                    let sp = spread(&instr.op, operand, out);
+                    // A broadcast that only reshapes its operand (`[r]` to
+                    // `[r, 1]`) reads it where it lies: spread out, it was
+                    // copied one value per row (18 µs over 4096 values).
+                    if sp.reshapes() {
+                        Kind::Same
+                    } else {
+                        Kind::Spread(sp, T::slice(&operand.data)?)
+                    }
                 }
             }
             _ => return None,
         };
         let mut inputs = Vec::new();
-        if !matches!(kind, Kind::Spread(..)) {
+        if !matches!(kind, Kind::Spread(..) | Kind::RowInput { .. }) {
             for &o in &instr.operands {
                 if let Some(k) = ordered.iter().position(|&x| x == o) {
                     // A reshape's values are its operand's: read those.
@@ -218,6 +266,10 @@ fn typed<'a, T: FFloat + Elem + ChainFloat>(
                         _ => inputs.push(Src::Member(k)),
                     }
                     continue;
+                }
+                if row_input(o).is_some() {
+                    // A row value read other than through a broadcast.
+                    return None;
                 }
                 let l = match value(o).and_then(array) {
                     Ok(a) => a,
@@ -273,19 +325,65 @@ fn typed<'a, T: FFloat + Elem + ChainFloat>(
     // Under a Reduce, tiles of its rows.
     let row = fold.as_ref().map_or(row, |f| f.len);
     let positions = tile_outputs(fold.as_ref().map(|f| f.len), tile) * fold.as_ref().map_or(1, |f| f.len);
-    for (j, step) in steps.iter().enumerate() {
-        if let Kind::Spread(sp, v) = &step.kind {
-            if let Some(pattern) = periodic_pattern(sp, v, positions, n) {
-                patterns.push((j, pattern.0, pattern.1));
+    Some(Ok(Parts { steps, slots, fold, n, tile, row, result, chains, positions, out }))
+}
+
+impl<'a, T: FFloat + Elem + ChainFloat> Parts<'a, T> {
+    /// The broadcasts that repeat within a tile, as (step, period,
+    /// pattern): see [`periodic_pattern`].
+    pub(crate) fn patterns(&self) -> Vec<(usize, usize, Vec<T>)> {
+        let mut patterns = Vec::new();
+        for (j, step) in self.steps.iter().enumerate() {
+            if let Kind::Spread(sp, v) = &step.kind {
+                if let Some((period, pattern)) = periodic_pattern(sp, v, self.positions, self.n) {
+                    patterns.push((j, period, pattern));
+                }
             }
         }
+        patterns
     }
-    for (j, period, pattern) in &patterns {
-        steps[*j].kind = Kind::Periodic(pattern, *period);
+
+    /// The steps with their periodic broadcasts reading `patterns`.
+    pub(crate) fn with_patterns<'p>(self, patterns: &'p [(usize, usize, Vec<T>)]) -> Parts<'p, T>
+    where
+        'a: 'p,
+    {
+        let mut steps: Vec<Step<'p, T>> = self.steps;
+        for (j, period, pattern) in patterns {
+            if let Some(step) = steps.get_mut(*j) {
+                step.kind = Kind::Periodic(pattern.as_slice(), *period);
+            }
+        }
+        Parts {
+            steps,
+            slots: self.slots,
+            fold: self.fold,
+            n: self.n,
+            tile: self.tile,
+            row: self.row,
+            result: self.result,
+            chains: self.chains,
+            positions: self.positions,
+            out: self.out,
+        }
     }
-    let stream_out = escapes && fold.is_none() && crate::stream::worth_it::<T>(n);
-    let group = Group { steps: &steps, slots, fold, n, tile, row, result, chains, stream_out };
-    Some(group.assemble(out.element_count()).map(|v| ArrayLiteral::with_shape(out, T::wrap(v)).into()))
+
+    /// The group to run. `escapes`: its result is the program's and no op
+    /// reads it (a large one is streamed past the caches).
+    pub(crate) fn group(&self, escapes: bool) -> Group<'_, 'a, T> {
+        let stream_out = escapes && self.fold.is_none() && crate::stream::worth_it::<T>(self.n);
+        Group {
+            steps: &self.steps,
+            slots: self.slots,
+            fold: self.fold.clone(),
+            n: self.n,
+            tile: self.tile,
+            row: self.row,
+            result: self.result,
+            chains: self.chains.clone(),
+            stream_out,
+        }
+    }
 }
 
 /// A member's operation in a register chain, if it can be in one.
@@ -318,6 +416,12 @@ fn tile_outputs(row: Option<usize>, tile: usize) -> usize {
     }
 }
 
+/// Rows per tile of a group that folds or reads rows of `row` positions
+/// (at least one): the row pipeline's tile (`pipeline.rs`).
+pub(crate) fn rows_per_tile(row: usize) -> usize {
+    tile_outputs(Some(row), 0)
+}
+
 /// A broadcast's values over `positions + period` positions from 0, with
 /// its period, when it repeats within tiles of `positions` and would
 /// otherwise be written out for every tile (its rows are shorter than a
@@ -340,6 +444,7 @@ fn periodic_pattern<T: Copy>(sp: &Spread, v: &[T], positions: usize, n: usize) -
 fn tile_len<T>(steps: &[Step<T>]) -> (usize, usize) {
     let rows = steps.iter().filter_map(|s| match &s.kind {
         Kind::Spread(sp, _) if sp.inner_stride() <= 1 => sp.dims.last().copied(),
+        Kind::RowInput { row, .. } => Some(*row),
         _ => None,
     });
     match rows.filter(|&d| d >= TILE / 4).min() {
@@ -348,7 +453,10 @@ fn tile_len<T>(steps: &[Step<T>]) -> (usize, usize) {
         // 1024-position tiles), or once for several rows when every value
         // that is one per row is read as such by the chains.
         Some(row) if row <= ROWS_TILE => {
-            let one_per_row = |s: &Step<T>| matches!(&s.kind, Kind::Spread(sp, _) if sp.inner_stride() == 0 && sp.period().is_some());
+            let one_per_row = |s: &Step<T>| {
+                matches!(&s.kind, Kind::Spread(sp, _) if sp.inner_stride() == 0 && sp.period().is_some())
+                    || matches!(s.kind, Kind::RowInput { .. })
+            };
             if steps.iter().filter(|s| one_per_row(s)).all(|s| s.rows && row_of(s) == row) {
                 (ROWS_TILE / row * row, row)
             } else {
@@ -363,6 +471,7 @@ fn tile_len<T>(steps: &[Step<T>]) -> (usize, usize) {
 fn row_of<T>(s: &Step<T>) -> usize {
     match &s.kind {
         Kind::Spread(sp, _) => sp.dims.last().copied().unwrap_or(1),
+        Kind::RowInput { row, .. } => *row,
         _ => 1,
     }
 }
@@ -387,10 +496,13 @@ fn mark_rows<T>(steps: &mut [Step<T>], chains: &[Option<usize>], result: usize, 
     }
     let kept = |k: usize| k == result || Some(k) == fold_operand;
     for j in 0..steps.len() {
-        let Kind::Spread(sp, _) = &steps[j].kind else { continue };
-        let row = sp.dims.last().copied().unwrap_or(0);
         let read_by_links = steps[j].readers.iter().all(|&r| in_chain[r] || (matches!(steps[r].kind, Kind::Same) && !kept(r)));
-        steps[j].rows = one_per_row(sp) && row > 0 && read_by_links && !kept(j);
+        let per_row = match &steps[j].kind {
+            Kind::Spread(sp, _) => one_per_row(sp) && sp.dims.last().is_some_and(|&row| row > 0),
+            Kind::RowInput { .. } => true,
+            _ => continue,
+        };
+        steps[j].rows = per_row && read_by_links && !kept(j);
     }
 }
 
@@ -410,7 +522,9 @@ fn one_per_row(sp: &Spread) -> bool {
 fn chain_at<T>(steps: &[Step<T>], chain_end: &[usize], j: usize) -> Option<usize> {
     let end = *chain_end.get(j)?;
     let reads_rows = || {
-        steps[j].inputs.iter().any(|src| matches!(src, Src::Member(k) if matches!(&steps[*k].kind, Kind::Spread(sp, _) if one_per_row(sp))))
+        steps[j].inputs.iter().any(|src| {
+            matches!(src, Src::Member(k) if matches!(&steps[*k].kind, Kind::Spread(sp, _) if one_per_row(sp)) || matches!(steps[*k].kind, Kind::RowInput { .. }))
+        })
     };
     (end >= j + 2 || (end == j + 1 && reads_rows())).then_some(end)
 }
@@ -456,6 +570,7 @@ fn assign_slots<T>(steps: &mut [Step<T>], keep: Option<usize>) -> usize {
 }
 
 /// A Reduce root: its reducer, row length, operand (a step) and init.
+#[derive(Clone)]
 struct Fold<T> {
     op: BinaryOp,
     len: usize,
@@ -463,7 +578,7 @@ struct Fold<T> {
     init: T,
 }
 
-struct Group<'s, 'a, T> {
+pub(crate) struct Group<'s, 'a, T> {
     steps: &'s [Step<'a, T>],
     slots: usize,
     fold: Option<Fold<T>>,
@@ -485,15 +600,59 @@ struct Group<'s, 'a, T> {
 }
 
 /// One thread's buffers.
-struct Scratch<'a, T> {
+pub(crate) struct Scratch<'a, T> {
     slots: Vec<Vec<T>>,
     views: Vec<View<'a, T>>,
     rows: Vec<T>,
     /// The register chains' plans for the kinds of tile met so far.
     plans: Vec<chain::Plan<'a, T>>,
+    /// The row pipeline's per-row values for the rows from `first_row`:
+    /// value `k`'s are `row_inputs[k].0[..row_inputs[k].1]`. Set by the
+    /// pipeline before each tile, valid until it returns.
+    row_inputs: Vec<(*const T, usize)>,
+    first_row: usize,
+}
+
+impl<T> Scratch<'_, T> {
+    /// Tells the next tiles where the pipeline's per-row values are:
+    /// `values[k]` holds value `k` for the rows from `first_row` on.
+    ///
+    /// # Safety
+    /// Each slice stays valid and unchanged until the tiles run with it
+    /// have returned.
+    pub(crate) unsafe fn set_row_inputs(&mut self, first_row: usize, values: &[Vec<T>]) {
+        self.row_inputs.clear();
+        self.row_inputs.extend(values.iter().map(|v| (v.as_ptr(), v.len())));
+        self.first_row = first_row;
+    }
 }
 
 impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
+    /// One thread's buffers for this group's tiles.
+    pub(crate) fn scratch(&self) -> Scratch<'a, T> {
+        let ratio = self.fold.as_ref().map_or(1, |f| f.len);
+        let tile_out = tile_outputs(self.fold.as_ref().map(|f| f.len), self.tile);
+        Scratch {
+            slots: vec![Vec::with_capacity(tile_out * ratio); self.slots],
+            views: Vec::new(),
+            rows: Vec::new(),
+            plans: Vec::new(),
+            row_inputs: Vec::new(),
+            first_row: 0,
+        }
+    }
+
+    /// Whether the result goes out with streaming stores (then each
+    /// thread fences before its task ends).
+    pub(crate) fn streams(&self) -> bool {
+        self.stream_out
+    }
+
+    /// Positions per tile: whole rows under a Reduce.
+    pub(crate) fn tile_positions(&self) -> usize {
+        tile_outputs(self.fold.as_ref().map(|f| f.len), self.tile) * self.fold.as_ref().map_or(1, |f| f.len)
+    }
+
     /// Every output position computed once, chunks of whole tiles in
     /// parallel; stops at the time limit (the executor reports it).
     fn assemble(&self, n_out: usize) -> R<Vec<T>> {
@@ -504,12 +663,7 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
         let failed: Mutex<Option<RunError>> = Mutex::new(None);
         let clock = xlaref_reference::watch::clock();
         let out = par::build_in_chunks(n_out, chunk.max(1), |start, chunk: &mut [MaybeUninit<T>]| {
-            let mut scratch = Scratch {
-                slots: vec![Vec::with_capacity(tile_out * ratio); self.slots],
-                views: Vec::new(),
-                rows: Vec::new(),
-                plans: Vec::new(),
-            };
+            let mut scratch = self.scratch();
             let mut at = 0;
             let mut stopped = false;
             while at < chunk.len() {
@@ -538,7 +692,7 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
 
     /// Positions `start..start + len` of the group; writes the root's
     /// values (or the tile's row folds) to `out`.
-    fn tile(&self, s: &mut Scratch<'a, T>, start: usize, len: usize, out: &mut [MaybeUninit<T>]) -> R<()> {
+    pub(crate) fn tile(&self, s: &mut Scratch<'a, T>, start: usize, len: usize, out: &mut [MaybeUninit<T>]) -> R<()> {
         s.views.clear();
         let mut wrote_out = false;
         let mut j = 0;
@@ -605,13 +759,14 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
                     }
                 }
                 if let Some(values) = per_row(step, sp, v, self.row, base, start, len) {
-                    return Ok(View::Rows(values));
+                    return Ok(View::Rows(values.as_ptr()));
                 }
                 let mut buffer = std::mem::take(&mut s.slots[step.slot]);
                 spread_into(v, sp, start, len, &mut buffer);
                 s.slots[step.slot] = buffer;
                 Ok(View::Slot(step.slot))
             }
+            Kind::RowInput { value, row } => self.row_input(step, s, *value, *row, start, len),
             Kind::Unary(op) => {
                 let mut buffer = take_slot(s, step.slot, len);
                 let x = side(s, input(0)?, start, len)?;
@@ -683,6 +838,39 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
     }
 }
 
+impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
+    /// A [`Kind::RowInput`] step's values for the tile: one value, one per
+    /// row (read by chain links), or spread over its buffer.
+    fn row_input(&self, step: &Step<'a, T>, s: &mut Scratch<'a, T>, value: usize, row: usize, start: usize, len: usize) -> R<View<'a, T>> {
+        let row = row.max(1);
+        let &(values, count) = s.row_inputs.get(value).ok_or_else(|| internal("a row value the pipeline did not set"))?;
+        let first = (start / row).checked_sub(s.first_row).ok_or_else(|| internal("a tile before the pipeline's rows"))?;
+        if (start + len).div_ceil(row) - s.first_row > count {
+            return Err(internal("a tile past the pipeline's rows"));
+        }
+        // SAFETY: `set_row_inputs` keeps `count` values valid while the
+        // tile runs, and the tile's rows are among them (checked above).
+        let values = unsafe { std::slice::from_raw_parts(values, count) };
+        if len <= row - start % row {
+            return Ok(View::One(values[first]));
+        }
+        if step.rows && self.row == row && start.is_multiple_of(row) && len.is_multiple_of(row) {
+            return Ok(View::Rows(values[first..].as_ptr()));
+        }
+        let mut buffer = take_slot(s, step.slot, len);
+        let mut at = 0;
+        for &v in &values[first..] {
+            if at == len {
+                break;
+            }
+            let run = (row - (start + at) % row).min(len - at);
+            buffer[at..at + run].fill(v);
+            at += run;
+        }
+        Ok(put_back(s, step.slot, buffer, None))
+    }
+}
+
 /// The values of a [`Step::rows`] broadcast for a tile of whole rows of
 /// the group's `row` (0: the group's tiles are not of several rows), one
 /// per row, when its rows take consecutive values of the operand (`base`
@@ -741,83 +929,5 @@ fn put_back<'a, T>(s: &mut Scratch<'a, T>, slot: usize, buffer: Vec<T>, one: Opt
     match one {
         Some(x) => View::One(x),
         None => View::Slot(slot),
-    }
-}
-
-/// A unary element function over a tile (one value for a one-value operand).
-struct OnTile<'x, 'o, T> {
-    x: Side<'x, T>,
-    out: &'o mut [T],
-}
-
-impl<T: Copy + Sync> UnaryUse<T> for OnTile<'_, '_, T> {
-    type Out = Option<T>;
-    fn apply<F: Fn(T) -> T + Copy + Sync>(self, f: F, _heavy: bool) -> Option<T> {
-        let Side::All(v) = self.x else {
-            let Side::One(x) = self.x else { return None };
-            return Some(f(x));
-        };
-        let out = self.out;
-        par::simd(
-            #[inline(always)]
-            || {
-                for (o, &x) in out.iter_mut().zip(v) {
-                    *o = f(x);
-                }
-            },
-        );
-        None
-    }
-}
-
-/// A binary element function over a tile.
-/// `into(a, b)` for a tile: into `out`, or the one value of two single
-/// operands.
-fn pair_into<T: Copy + Default>(into: fn(Side<T>, Side<T>, &mut [T]), a: Side<T>, b: Side<T>, out: &mut [T]) -> Option<T> {
-    if let (Side::One(x), Side::One(y)) = (a, b) {
-        return Some(crate::elem::one2(into, x, y));
-    }
-    into(a, b, out);
-    None
-}
-
-pub(super) struct OnTile2<'x, 'o, T> {
-    pub a: Side<'x, T>,
-    pub b: Side<'x, T>,
-    pub out: &'o mut [T],
-}
-
-impl<T: Copy + Sync> BinaryUse<T> for OnTile2<'_, '_, T> {
-    type Out = Option<T>;
-    fn apply<F: Fn(T, T) -> T + Copy + Sync>(self, f: F) -> Option<T> {
-        let out = self.out;
-        match (self.a, self.b) {
-            (Side::One(x), Side::One(y)) => return Some(f(x, y)),
-            (Side::All(x), Side::All(y)) => par::simd(
-                #[inline(always)]
-                || {
-                    for ((o, &p), &q) in out.iter_mut().zip(x).zip(y) {
-                        *o = f(p, q);
-                    }
-                },
-            ),
-            (Side::All(x), Side::One(q)) => par::simd(
-                #[inline(always)]
-                || {
-                    for (o, &p) in out.iter_mut().zip(x) {
-                        *o = f(p, q);
-                    }
-                },
-            ),
-            (Side::One(p), Side::All(y)) => par::simd(
-                #[inline(always)]
-                || {
-                    for (o, &q) in out.iter_mut().zip(y) {
-                        *o = f(p, q);
-                    }
-                },
-            ),
-        }
-        None
     }
 }
