@@ -7,7 +7,7 @@
 use super::dot::{at, sum_of_products, Acc, SumOfProducts};
 use super::{array, array_shape, internal};
 use crate::error::RunError;
-use crate::ir::{ConvAttrs, ConvDims};
+use crate::ir::ConvAttrs;
 use crate::literal::{ArrayLiteral, Literal};
 use crate::types::Indices;
 use crate::types::{ArrayShape, Shape};
@@ -59,7 +59,7 @@ pub fn conv(attrs: &ConvAttrs, lhs: &ArrayLiteral, rhs: &ArrayLiteral, out: &Arr
 /// run in other number systems (the harness accumulates it exactly).
 pub fn conv_plan(attrs: &ConvAttrs, lhs: &ArrayLiteral, rhs: &ArrayLiteral, out: &ArrayShape) -> Result<impl SumOfProducts, RunError> {
     let d = attrs.dims(lhs.rank());
-    if !fits(attrs, &d, lhs.rank(), rhs.rank(), out.rank()) {
+    if !attrs.indexable(&d, lhs.rank(), rhs.rank(), out.rank()) {
         return Err(internal("convolution attributes do not fit the operands"));
     }
     // From here on every dimension number is below the rank (n + 2) and
@@ -99,23 +99,6 @@ pub fn conv_plan(attrs: &ConvAttrs, lhs: &ArrayLiteral, rhs: &ArrayLiteral, out:
         output_batch: lhs_dims[d.input_batch_dimension as usize] / attrs.batch_group_count.max(1),
     };
     Ok(plan)
-}
-
-/// What verification guarantees and the code above indexes by: n + 2
-/// dimensions everywhere, dimension numbers below that, n entries in every
-/// per-spatial-dimension list.
-fn fits(attrs: &ConvAttrs, d: &ConvDims, lhs_rank: usize, rhs_rank: usize, out_rank: usize) -> bool {
-    let n = d.input_spatial_dimensions.len();
-    let rank = n + 2;
-    let lists =
-        [&d.kernel_spatial_dimensions, &d.output_spatial_dimensions, &attrs.window_strides, &attrs.lhs_dilation, &attrs.rhs_dilation];
-    let numbers = [d.input_batch_dimension, d.input_feature_dimension, d.kernel_output_feature_dimension, d.kernel_input_feature_dimension]
-        .into_iter()
-        .chain([d.output_batch_dimension, d.output_feature_dimension])
-        .chain(d.input_spatial_dimensions.iter().chain(&d.kernel_spatial_dimensions).chain(&d.output_spatial_dimensions).copied());
-    [lhs_rank, rhs_rank, out_rank].iter().all(|&r| r == rank)
-        && lists.iter().all(|l| l.len() == n)
-        && numbers.into_iter().all(|x| x >= 0 && (x as usize) < rank)
 }
 
 /// One spatial dimension: where it is in each array and how the window

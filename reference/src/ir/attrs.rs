@@ -189,6 +189,25 @@ impl ConvAttrs {
     pub fn dims(&self, rank: usize) -> ConvDims {
         self.dimension_numbers.clone().unwrap_or_else(|| ConvDims::document_order(rank.saturating_sub(2)))
     }
+
+    /// What verification guarantees and both engines index by: `n + 2`
+    /// dimensions in the operands and the result, every dimension number
+    /// below that, `n` entries in every per-spatial-dimension list (`n`
+    /// the spatial dimensions of `d`, these attributes' dimension numbers).
+    pub fn indexable(&self, d: &ConvDims, lhs_rank: usize, rhs_rank: usize, out_rank: usize) -> bool {
+        let n = d.input_spatial_dimensions.len();
+        let rank = n + 2;
+        let lists =
+            [&d.kernel_spatial_dimensions, &d.output_spatial_dimensions, &self.window_strides, &self.lhs_dilation, &self.rhs_dilation];
+        let numbers =
+            [d.input_batch_dimension, d.input_feature_dimension, d.kernel_output_feature_dimension, d.kernel_input_feature_dimension]
+                .into_iter()
+                .chain([d.output_batch_dimension, d.output_feature_dimension])
+                .chain(d.input_spatial_dimensions.iter().chain(&d.kernel_spatial_dimensions).chain(&d.output_spatial_dimensions).copied());
+        [lhs_rank, rhs_rank, out_rank].iter().all(|&r| r == rank)
+            && lists.iter().all(|l| l.len() == n)
+            && numbers.into_iter().all(|x| x >= 0 && (x as usize) < rank)
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

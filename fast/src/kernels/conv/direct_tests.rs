@@ -4,7 +4,7 @@
 use super::*;
 use crate::isa::isa;
 use crate::kernels::gemm::skinny::Skinny;
-use xlaref_reference::ir::Padding;
+use xlaref_reference::ir::{ConvDims, Padding};
 use xlaref_reference::types::ElementType;
 
 /// One convolution to try, in the input order the dimension numbers name

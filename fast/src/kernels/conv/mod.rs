@@ -25,7 +25,7 @@ mod x86;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
-use xlaref_reference::ir::{ConvAttrs, ConvDims, Op};
+use xlaref_reference::ir::{ConvAttrs, Op};
 use xlaref_reference::literal::{ArrayLiteral, Literal};
 use xlaref_reference::types::{ArrayShape, Shape};
 use xlaref_reference::RunError;
@@ -142,7 +142,7 @@ fn conv_by(
 ) -> R<(ArrayLiteral, bool)> {
     let d = attrs.dims(lhs.rank());
     let n = d.input_spatial_dimensions.len();
-    if !fits(attrs, &d, lhs.rank(), rhs.rank(), out.rank()) {
+    if !attrs.indexable(&d, lhs.rank(), rhs.rank(), out.rank()) {
         return Err(internal("convolution attributes do not fit the operands"));
     }
     let (ls, rs) = (lhs.shape.strides(), rhs.shape.strides());
@@ -215,21 +215,6 @@ fn conv_by(
     };
     let result = numeric::run(&plan, lhs, rhs, out)?;
     Ok((result, plan.biased.load(Ordering::Relaxed)))
-}
-
-/// What verification guarantees and the code above indexes by.
-fn fits(attrs: &ConvAttrs, d: &ConvDims, lhs_rank: usize, rhs_rank: usize, out_rank: usize) -> bool {
-    let n = d.input_spatial_dimensions.len();
-    let rank = n + 2;
-    let lists =
-        [&d.kernel_spatial_dimensions, &d.output_spatial_dimensions, &attrs.window_strides, &attrs.lhs_dilation, &attrs.rhs_dilation];
-    let numbers = [d.input_batch_dimension, d.input_feature_dimension, d.kernel_output_feature_dimension, d.kernel_input_feature_dimension]
-        .into_iter()
-        .chain([d.output_batch_dimension, d.output_feature_dimension])
-        .chain(d.input_spatial_dimensions.iter().chain(&d.kernel_spatial_dimensions).chain(&d.output_spatial_dimensions).copied());
-    [lhs_rank, rhs_rank, out_rank].iter().all(|&r| r == rank)
-        && lists.iter().all(|l| l.len() == n)
-        && numbers.into_iter().all(|x| x >= 0 && (x as usize) < rank)
 }
 
 /// Rows of `col` per parallel task: about 256 KiB of f32s.
