@@ -18,12 +18,10 @@
 //! all rows (`in_turn`), as before the pipeline.
 
 use std::mem::MaybeUninit;
-use std::sync::Mutex;
 
 use xlaref_reference::ir::{BinaryOp, Computation, InstrId, Op, UnaryOp};
 use xlaref_reference::literal::{ArrayLiteral, Literal, Stored};
 use xlaref_reference::types::{ArrayShape, ElementType, Shape};
-use xlaref_reference::RunError;
 
 use super::blocks::RowFolds;
 use super::lanes::ChainFloat;
@@ -32,7 +30,6 @@ use super::{array, internal, reduced_row, spread_strides, Rows, R};
 use crate::elem::float::FFloat;
 use crate::kernels::elementwise::{float_binary_fn, float_unary_fn, Side};
 use crate::kernels::reduce::{float_combine, Elem};
-use crate::par;
 
 /// Tiles of its stages per tile of a pipeline: the per-row ops between
 /// the stages run once for all their rows. (LayerNorm + GELU over
@@ -518,40 +515,18 @@ impl<'a, T: FFloat + Elem + ChainFloat> Run<'_, '_, 'a, T> {
     /// Every output position, chunks of whole tiles in parallel.
     fn all(&self) -> R<Vec<T>> {
         let row = self.st.row;
-        let n = self.st.rows * row;
         // Several tiles of the stages: the per-row ops between them run
         // once for all their rows.
         let tile_rows = tiles::rows_per_tile(row) * STAGE_TILES;
         let threads = rayon::current_num_threads();
         let chunk_rows = self.st.rows.div_ceil(4 * threads).next_multiple_of(tile_rows);
-        let failed: Mutex<Option<RunError>> = Mutex::new(None);
-        let clock = xlaref_reference::watch::clock();
-        let out = par::build_in_chunks(n, (chunk_rows * row).max(1), |start, chunk: &mut [MaybeUninit<T>]| {
-            let mut scratch: Vec<_> = self.groups.iter().map(|g| g.scratch()).collect();
-            let mut values: Vec<Vec<T>> = vec![vec![T::default(); tile_rows]; self.st.values];
-            let mut at = 0;
-            while at < chunk.len() {
-                let len = (chunk.len() - at).min(tile_rows * row);
-                // Out of time: the executor reports it after the group.
-                if clock.passed() {
-                    par::fill_with(&mut chunk[at..], T::default());
-                    break;
-                }
-                if let Err(e) = self.tile(&mut scratch, &mut values, (start + at) / row, &mut chunk[at..at + len]) {
-                    failed.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
-                    par::fill_with(&mut chunk[at..], T::default());
-                    break;
-                }
-                at += len;
-            }
-            if self.stream {
-                crate::stream::fence();
-            }
-        });
-        match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
-            Some(e) => Err(e),
-            None => Ok(out),
-        }
+        let setup = || {
+            let scratch: Vec<_> = self.groups.iter().map(|g| g.scratch()).collect();
+            (scratch, vec![vec![T::default(); tile_rows]; self.st.values])
+        };
+        tiles::in_tiles(self.st.rows * row, chunk_rows * row, tile_rows * row, self.stream, setup, |(scratch, values), start, out| {
+            self.tile(scratch, values, start / row, out)
+        })
     }
 
     /// The rows from `first` that `out` holds: every event on them, then

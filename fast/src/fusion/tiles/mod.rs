@@ -17,7 +17,11 @@
 //! `fusion/mod.rs`).
 
 mod chain;
+mod layout;
 mod on_tile;
+
+pub(crate) use layout::rows_per_tile;
+use layout::{assign_slots, chain_at, link_op, mark_rows, periodic_pattern, tile_len, tile_outputs};
 
 pub(crate) use on_tile::{pair_into, OnTile, OnTile2, Probe};
 
@@ -164,12 +168,20 @@ fn typed<'a, T: FFloat + Elem + ChainFloat>(
 /// patterns (which the steps then borrow).
 pub(crate) struct Parts<'a, T> {
     steps: Vec<Step<'a, T>>,
+    /// Tile buffers.
     slots: usize,
     fold: Option<Fold<T>>,
+    /// Positions the group iterates over.
     n: usize,
+    /// Positions per tile without a Reduce.
     tile: usize,
+    /// The row of tiles of several rows (values one per row are read per
+    /// row of this length), else 0.
     row: usize,
+    /// The step whose values are the group's (without a Reduce).
     result: usize,
+    /// Per step: where the register chain that starts there ends
+    /// ([`chain_at`]), if one does.
     chains: Vec<Option<usize>>,
     /// Positions per tile the patterns must cover.
     positions: usize,
@@ -372,205 +384,11 @@ impl<'a, T: FFloat + Elem + ChainFloat> Parts<'a, T> {
     /// reads it (a large one is streamed past the caches).
     pub(crate) fn group(&self, escapes: bool) -> Group<'_, 'a, T> {
         let stream_out = escapes && self.fold.is_none() && crate::stream::worth_it::<T>(self.n);
-        Group {
-            steps: &self.steps,
-            slots: self.slots,
-            fold: self.fold.clone(),
-            n: self.n,
-            tile: self.tile,
-            row: self.row,
-            result: self.result,
-            chains: self.chains.clone(),
-            stream_out,
-        }
+        Group { parts: self, stream_out }
     }
-}
-
-/// A member's operation in a register chain, if it can be in one.
-fn link_op<T>(kind: &Kind<T>) -> Option<LinkOp> {
-    Some(match kind {
-        Kind::Binary(BinaryOp::Add) => LinkOp::Add,
-        Kind::Binary(BinaryOp::Sub) => LinkOp::Sub,
-        Kind::Binary(BinaryOp::Mul) => LinkOp::Mul,
-        Kind::Binary(BinaryOp::Div) => LinkOp::Div,
-        Kind::Unary(UnaryOp::Neg) => LinkOp::Neg,
-        Kind::Unary(UnaryOp::Abs) => LinkOp::Abs,
-        Kind::Unary(UnaryOp::Sqrt) => LinkOp::Sqrt,
-        Kind::Unary(UnaryOp::Rsqrt) => LinkOp::Rsqrt,
-        Kind::Exp => LinkOp::Exp,
-        Kind::Tanh => LinkOp::Tanh,
-        Kind::Compare(d, false) => LinkOp::Compare(*d),
-        Kind::Select => LinkOp::Select,
-        _ => return None,
-    })
-}
-
-/// Output values per tile: under a Reduce of rows of `row` positions,
-/// about [`ROWS_TILE`] positions of whole rows (at least one; a value
-/// broadcast along the rows is read one per row, `mark_rows`); without
-/// one, `tile` positions.
-fn tile_outputs(row: Option<usize>, tile: usize) -> usize {
-    match row {
-        Some(r) => (ROWS_TILE / r.max(1)).max(1),
-        None => tile,
-    }
-}
-
-/// Rows per tile of a group that folds or reads rows of `row` positions
-/// (at least one): the row pipeline's tile (`pipeline.rs`).
-pub(crate) fn rows_per_tile(row: usize) -> usize {
-    tile_outputs(Some(row), 0)
-}
-
-/// A broadcast's values over `positions + period` positions from 0, with
-/// its period, when it repeats within tiles of `positions` and would
-/// otherwise be written out for every tile (its rows are shorter than a
-/// tile), in a group of at least two tiles.
-fn periodic_pattern<T: Copy>(sp: &Spread, v: &[T], positions: usize, n: usize) -> Option<(usize, Vec<T>)> {
-    let period = sp.period()?;
-    let row = sp.dims.last().copied().unwrap_or(1);
-    if period > positions || (row >= positions && sp.inner_stride() <= 1) || n < 2 * positions {
-        return None;
-    }
-    let mut pattern = Vec::new();
-    spread_into(v, sp, 0, positions + period, &mut pattern);
-    Some((period, pattern))
-}
-
-/// Positions per tile without a Reduce: [`TILE`], or the shortest row of
-/// a broadcast when that is from a quarter of it to [`ROWS_TILE`], so
-/// that tiles are its whole rows and read it as one value or where it
-/// lies.
-fn tile_len<T>(steps: &[Step<T>]) -> (usize, usize) {
-    let rows = steps.iter().filter_map(|s| match &s.kind {
-        Kind::Spread(sp, _) if sp.inner_stride() <= 1 => sp.dims.last().copied(),
-        Kind::RowInput { row, .. } => Some(*row),
-        _ => None,
-    });
-    match rows.filter(|&d| d >= TILE / 4).min() {
-        // Whole rows up to ROWS_TILE: the per-tile setup is paid once per
-        // row (f32[2048,4096] LayerNorm + GELU 8.5 -> 6.9 ms against
-        // 1024-position tiles), or once for several rows when every value
-        // that is one per row is read as such by the chains.
-        Some(row) if row <= ROWS_TILE => {
-            let one_per_row = |s: &Step<T>| {
-                matches!(&s.kind, Kind::Spread(sp, _) if sp.inner_stride() == 0 && sp.period().is_some())
-                    || matches!(s.kind, Kind::RowInput { .. })
-            };
-            if steps.iter().filter(|s| one_per_row(s)).all(|s| s.rows && row_of(s) == row) {
-                (ROWS_TILE / row * row, row)
-            } else {
-                (row, 0)
-            }
-        }
-        Some(_) | None => (TILE, 0),
-    }
-}
-
-/// A broadcast step's row (its innermost dimension).
-fn row_of<T>(s: &Step<T>) -> usize {
-    match &s.kind {
-        Kind::Spread(sp, _) => sp.dims.last().copied().unwrap_or(1),
-        Kind::RowInput { row, .. } => *row,
-        _ => 1,
-    }
-}
-
-/// Marks the broadcasts whose values may be read one per row
-/// ([`Step::rows`]): one value per row, consecutive rows reading
-/// consecutive values of the operand, and every reader a link of a
-/// register chain (or a reshape that nothing reads), never the group's
-/// result nor the Reduce's operand.
-fn mark_rows<T>(steps: &mut [Step<T>], chains: &[Option<usize>], result: usize, fold_operand: Option<usize>) {
-    // The steps the tiles run as links of a chain.
-    let mut in_chain = vec![false; steps.len()];
-    let mut j = 0;
-    while j < steps.len() {
-        match chains[j] {
-            Some(end) => {
-                in_chain[j..end].iter_mut().for_each(|c| *c = true);
-                j = end;
-            }
-            None => j += 1,
-        }
-    }
-    let kept = |k: usize| k == result || Some(k) == fold_operand;
-    for j in 0..steps.len() {
-        let read_by_links = steps[j].readers.iter().all(|&r| in_chain[r] || (matches!(steps[r].kind, Kind::Same) && !kept(r)));
-        let per_row = match &steps[j].kind {
-            Kind::Spread(sp, _) => one_per_row(sp) && sp.dims.last().is_some_and(|&row| row > 0),
-            Kind::RowInput { .. } => true,
-            _ => continue,
-        };
-        steps[j].rows = per_row && read_by_links && !kept(j);
-    }
-}
-
-/// Whether a broadcast gives each row (its last dimension) one value of
-/// its operand, consecutive rows consecutive values.
-fn one_per_row(sp: &Spread) -> bool {
-    let rank = sp.dims.len();
-    rank >= 2 && sp.inner_stride() == 0 && sp.strides[rank - 2] == 1
-}
-
-/// Where the register chain that starts at step `j` ends, if one does:
-/// a run of two or more chainable steps, or a single one that reads a
-/// broadcast of one value per row. That one then takes each row's value
-/// as one, where as a step it read the value spread over a buffer first
-/// (softmax's division by its row sums over f32[8,512,512]: 0.41 -> 0.2
-/// ms).
-fn chain_at<T>(steps: &[Step<T>], chain_end: &[usize], j: usize) -> Option<usize> {
-    let end = *chain_end.get(j)?;
-    let reads_rows = || {
-        steps[j].inputs.iter().any(|src| {
-            matches!(src, Src::Member(k) if matches!(&steps[*k].kind, Kind::Spread(sp, _) if one_per_row(sp)) || matches!(steps[*k].kind, Kind::RowInput { .. }))
-        })
-    };
-    (end >= j + 2 || (end == j + 1 && reads_rows())).then_some(end)
-}
-
-/// Gives each step that may need a buffer one, reusing a buffer once its
-/// last reader ran (a step never writes the buffer of its own operand);
-/// returns how many buffers there are. `keep`: a step whose buffer lives
-/// to the end (the Reduce's operand).
-fn assign_slots<T>(steps: &mut [Step<T>], keep: Option<usize>) -> usize {
-    let mut last_read = vec![0usize; steps.len()];
-    for (j, s) in steps.iter().enumerate() {
-        for src in &s.inputs {
-            if let Src::Member(k) = src {
-                last_read[*k] = j;
-            }
-        }
-    }
-    if let Some(k) = keep {
-        last_read[k] = usize::MAX;
-    }
-    let mut free: Vec<usize> = Vec::new();
-    let mut count = 0;
-    // A Same step's values are its operand's: that buffer must outlive its
-    // readers too (backwards, so a chain of them reaches the first).
-    for j in (0..steps.len()).rev() {
-        if let (Kind::Same, Some(Src::Member(k))) = (&steps[j].kind, steps[j].inputs.first()) {
-            let k = *k;
-            last_read[k] = last_read[k].max(last_read[j]);
-        }
-    }
-    for j in 0..steps.len() {
-        steps[j].slot = free.pop().unwrap_or_else(|| {
-            count += 1;
-            count - 1
-        });
-        for k in 0..j {
-            if last_read[k] == j {
-                free.push(steps[k].slot);
-            }
-        }
-    }
-    count
 }
 
 /// A Reduce root: its reducer, row length, operand (a step) and init.
-#[derive(Clone)]
 struct Fold<T> {
     op: BinaryOp,
     len: usize,
@@ -579,24 +397,18 @@ struct Fold<T> {
 }
 
 pub(crate) struct Group<'s, 'a, T> {
-    steps: &'s [Step<'a, T>],
-    slots: usize,
-    fold: Option<Fold<T>>,
-    /// Positions the group iterates over.
-    n: usize,
-    /// Positions per tile without a Reduce.
-    tile: usize,
-    /// The row of tiles of several rows (values one per row are read per
-    /// row of this length), else 0.
-    row: usize,
-    /// The step whose values are the group's (without a Reduce).
-    result: usize,
-    /// Per step: where the register chain that starts there ends
-    /// ([`chain_at`]), if one does.
-    chains: Vec<Option<usize>>,
+    parts: &'s Parts<'a, T>,
     /// The result is the program's, large, and no op reads it next: a
     /// chain writes it with streaming stores (`lanes::Link::stream`).
     stream_out: bool,
+}
+
+/// A group reads its plan's fields as its own.
+impl<'a, T> std::ops::Deref for Group<'_, 'a, T> {
+    type Target = Parts<'a, T>;
+    fn deref(&self) -> &Parts<'a, T> {
+        self.parts
+    }
 }
 
 /// One thread's buffers.
@@ -660,34 +472,14 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
         let tile_out = tile_outputs(self.fold.as_ref().map(|f| f.len), self.tile);
         let threads = rayon::current_num_threads();
         let chunk = if self.n <= CHUNK { n_out } else { n_out.div_ceil(4 * threads).next_multiple_of(tile_out) };
-        let failed: Mutex<Option<RunError>> = Mutex::new(None);
-        let clock = xlaref_reference::watch::clock();
-        let out = par::build_in_chunks(n_out, chunk.max(1), |start, chunk: &mut [MaybeUninit<T>]| {
-            let mut scratch = self.scratch();
-            let mut at = 0;
-            let mut stopped = false;
-            while at < chunk.len() {
-                let len = (chunk.len() - at).min(tile_out);
-                stopped = stopped || clock.passed();
-                if stopped {
-                    par::fill_with(&mut chunk[at..], T::default());
-                    break;
-                }
-                if let Err(e) = self.tile(&mut scratch, (start + at) * ratio, len * ratio, &mut chunk[at..at + len]) {
-                    failed.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
-                    par::fill_with(&mut chunk[at..], T::default());
-                    break;
-                }
-                at += len;
-            }
-            if self.stream_out {
-                crate::stream::fence();
-            }
-        });
-        match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
-            Some(e) => Err(e),
-            None => Ok(out),
-        }
+        in_tiles(
+            n_out,
+            chunk,
+            tile_out,
+            self.stream_out,
+            || self.scratch(),
+            |scratch, start, out| self.tile(scratch, start * ratio, out.len() * ratio, out),
+        )
     }
 
     /// Positions `start..start + len` of the group; writes the root's
@@ -868,6 +660,48 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
             at += run;
         }
         Ok(put_back(s, step.slot, buffer, None))
+    }
+}
+
+/// Fills `n` outputs in parallel chunks of `chunk` (whole tiles), each
+/// chunk tile by tile (`tile` outputs at most): `setup()` makes a task's
+/// buffers, `run(buffers, start, out)` computes `out`, the outputs from
+/// `start`. Stops at the time limit (the executor reports it) or at the
+/// first error; `stream`: the outputs went out with streaming stores,
+/// which each task fences before it ends.
+pub(crate) fn in_tiles<T: FFloat, S>(
+    n: usize,
+    chunk: usize,
+    tile: usize,
+    stream: bool,
+    setup: impl Fn() -> S + Sync,
+    run: impl Fn(&mut S, usize, &mut [MaybeUninit<T>]) -> R<()> + Sync,
+) -> R<Vec<T>> {
+    let failed: Mutex<Option<RunError>> = Mutex::new(None);
+    let clock = xlaref_reference::watch::clock();
+    let out = par::build_in_chunks(n, chunk.max(1), |start, chunk: &mut [MaybeUninit<T>]| {
+        let mut buffers = setup();
+        let mut at = 0;
+        while at < chunk.len() {
+            let len = (chunk.len() - at).min(tile.max(1));
+            if clock.passed() {
+                par::fill_with(&mut chunk[at..], T::default());
+                break;
+            }
+            if let Err(e) = run(&mut buffers, start + at, &mut chunk[at..at + len]) {
+                failed.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+                par::fill_with(&mut chunk[at..], T::default());
+                break;
+            }
+            at += len;
+        }
+        if stream {
+            crate::stream::fence();
+        }
+    });
+    match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        Some(e) => Err(e),
+        None => Ok(out),
     }
 }
 
