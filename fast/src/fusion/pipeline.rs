@@ -1,14 +1,15 @@
 //! Row pipelines: a group over `[rows, C]` together with the row
 //! reductions it reads through broadcasts along its rows, and the per-row
 //! arithmetic between them — LayerNorm's mean and variance, RMSNorm's mean
-//! square, softmax's maximum and sum.
+//! square, softmax's sum (not its maximum: `exp(x - max)` is too costly
+//! to compute in two stages, so it stays a value in memory).
 //!
 //! Run as separate groups, each reduction reads the whole input again and
 //! each is a parallel phase of its own; between them, ops of one value per
 //! row run alone. A pipeline runs them tile by tile instead: for a few
 //! rows at a time it folds the rows (`tiles.rs`, the very fold of the
 //! Reduce kernel), computes the per-row values from the folds, and runs
-//! the final group over those rows while they are still in L1.
+//! the final group over those rows while they are still in L1 or L2.
 //!
 //! The stages are the groups the planner found before (the same members,
 //! the same tiles), so the pipeline computes bit for bit what they
