@@ -425,8 +425,14 @@ fn rows_of_one_value(dims: &[usize], strides: &[usize]) -> Option<usize> {
     if rank < 2 || strides[rank - 1] != 0 {
         return None;
     }
-    let row_major = (0..rank - 1).all(|d| dims[d] <= 1 || strides[d] == dims[d + 1..rank - 1].iter().product::<usize>());
-    (row_major && dims[rank - 1] > 0).then_some(dims[rank - 1])
+    (row_major(dims, strides) && dims[rank - 1] > 0).then_some(dims[rank - 1])
+}
+
+/// Whether a broadcast's leading dimensions (all but the last) walk its
+/// operand in row-major order: consecutive rows read consecutive values.
+fn row_major(dims: &[usize], strides: &[usize]) -> bool {
+    let rank = dims.len();
+    (0..rank.saturating_sub(1)).all(|d| dims[d] <= 1 || strides[d] == dims[d + 1..rank - 1].iter().product::<usize>())
 }
 
 impl Spread<'_> {

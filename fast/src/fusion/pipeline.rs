@@ -425,25 +425,17 @@ fn tiled<'a, T: FFloat + Elem + ChainFloat>(
     value: &impl Fn(InstrId) -> R<&'a Literal>,
 ) -> Option<R<Literal>> {
     let row_input = |o: InstrId| st.value_of.get(o).copied().flatten().map(|k| (k, st.row));
-    let mut inits = Vec::new();
-    for e in &st.events {
-        if let Event::Fold { members, .. } = e {
-            let init = c.instructions[*members.last()?].operands.get(1)?;
-            inits.push(match value(*init).and_then(array) {
-                Ok(a) => a,
-                Err(e) => return Some(Err(e)),
-            });
-        }
-    }
     // Per fold: a stage of the tiles, or a Reduce of a materialized
     // operand, folded directly.
     let mut parts = Vec::new();
     let mut folds = Vec::new();
-    let mut k = 0;
     for e in &st.events {
         if let Event::Fold { members, op, .. } = e {
-            let init = inits[k];
-            k += 1;
+            let init = c.instructions[*members.last()?].operands.get(1)?;
+            let init = match value(*init).and_then(array) {
+                Ok(a) => a,
+                Err(e) => return Some(Err(e)),
+            };
             if let [lone] = members[..] {
                 let operand = c.instructions[lone].operands.first()?;
                 let x = match value(*operand).and_then(array) {

@@ -37,7 +37,7 @@ use xlaref_reference::RunError;
 use super::blocks::RowFolds;
 use super::choose;
 use super::lanes::{ChainFloat, LinkOp};
-use super::{array, internal, rows_of_one_value, spread, spread_into, spread_strides, Rows, Spread, R};
+use super::{array, internal, row_major, rows_of_one_value, spread, spread_into, spread_strides, Rows, Spread, R};
 use crate::elem::float::FFloat;
 use crate::kernels::elementwise::{float_binary_fn, float_unary_fn, Side};
 use crate::kernels::reduce::{float_combine, Elem};
@@ -718,8 +718,7 @@ fn per_row<'a, T>(step: &Step<'a, T>, sp: &Spread, v: &'a [T], row: usize, base:
     // Within one run of the next dimension out, or past its end into
     // values that continue where it stopped (a row-major operand).
     let first = (start / row) % sp.dims[rank - 2].max(1);
-    let row_major = (0..rank - 1).all(|d| sp.dims[d] <= 1 || sp.strides[d] == sp.dims[d + 1..rank - 1].iter().product::<usize>());
-    if first + rows > sp.dims[rank - 2] && !row_major {
+    if first + rows > sp.dims[rank - 2] && !row_major(&sp.dims, &sp.strides) {
         return None;
     }
     v.get(base..base + rows)
