@@ -76,27 +76,6 @@ pub(super) struct Link<T> {
     pub stream: bool,
 }
 
-impl<T> Link<T> {
-    /// The link for the positions `offset..` of the arrays it reads and
-    /// writes (a later row of a tile).
-    pub(super) fn shifted(&self, offset: usize) -> Link<T>
-    where
-        T: Copy,
-    {
-        let at = |a: Arg<T>| match a {
-            Arg::At(p) => Arg::At(p.wrapping_add(offset)),
-            other => other,
-        };
-        Link {
-            a: at(self.a),
-            b: at(self.b),
-            c: at(self.c),
-            store: if self.store.is_null() { self.store } else { self.store.wrapping_add(offset) },
-            ..*self
-        }
-    }
-}
-
 /// The element types chains run on.
 pub(super) trait ChainFloat: Copy {
     /// Whether chains of this type run here (f32 and f64 on AVX-512).
@@ -105,17 +84,19 @@ pub(super) trait ChainFloat: Copy {
     /// Whether `op` can be a link of this type's chains.
     fn has_link(op: LinkOp) -> bool;
 
-    /// Runs `links` over positions `0..len`; false when this CPU has no
-    /// vector unit for it (the caller runs the members one by one).
+    /// Runs `links` over positions `start..start + len` (a tile's row `r`
+    /// is `start = r·row`: the links keep the tile's pointers); false when
+    /// this CPU has no vector unit for it (the caller runs the members one
+    /// by one).
     ///
     /// # Safety
-    /// Every `At` pointer is valid for reading `len` elements and every
-    /// `store` for writing `len`, and a store never overlaps a pointer read
+    /// Every `At` pointer is valid for reading positions `start..start +
+    /// len` and every `store` for writing them, and a store never overlaps a pointer read
     /// by an earlier member of the chain except at positions that member
     /// has already read (the tile runner's buffer assignment).
-    unsafe fn run_chain(links: &[Link<Self>], len: usize) -> bool;
+    unsafe fn run_chain(links: &[Link<Self>], start: usize, len: usize) -> bool;
 
-    /// Runs `links` over positions `0..len` of one row and returns the sum
+    /// Runs `links` over positions `start..start + len`, one row, and returns the sum
     /// of the last link's values (which it does not store), added in the
     /// order and grouping of `kernels::reduce::fold_any_order`, so that a
     /// fused row sum equals the Reduce kernel's bit for bit. None when this
@@ -125,7 +106,7 @@ pub(super) trait ChainFloat: Copy {
     ///
     /// # Safety
     /// As [`ChainFloat::run_chain`].
-    unsafe fn run_chain_sum(links: &[Link<Self>], len: usize) -> Option<Self>;
+    unsafe fn run_chain_sum(links: &[Link<Self>], start: usize, len: usize) -> Option<Self>;
 
     /// `a + b`, the Reduce kernel's combiner for Add.
     fn plus(a: Self, b: Self) -> Self;
@@ -146,7 +127,7 @@ pub(super) fn available() -> bool {
 
 macro_rules! chain_impl {
     ($t:ty, $module:ident, $vec:ty, $mask:ty, $lanes:expr,
-     $maskz_loadu:ident, $mask_storeu:ident, $stream:ident, $set1:ident,
+     $loadu:ident, $storeu:ident, $maskz_loadu:ident, $mask_storeu:ident, $stream:ident, $set1:ident,
      $add:ident, $sub:ident, $mul:ident, $div:ident, $sqrt:ident, $xor:ident, $andnot:ident,
      $cmp:ident, $maskz_mov:ident, $blend:ident, $cast_int:ident, $test:ident,
      transcendental: $transcendental:expr, $exp:path, $tanh:path, $row:path) => {
@@ -156,35 +137,36 @@ macro_rules! chain_impl {
             use std::arch::x86_64::*;
             use $row as row;
 
-            /// Vectors per block: a link's dispatch is paid once for
-            /// this many, and the block's values still fit the 32
-            /// registers (operands included).
-            const UNROLL: usize = 8;
+            /// Vectors per block: a link's dispatch is paid once for this
+            /// many. Each link updates the block's values in place (an
+            /// operand from memory is an instruction's memory operand), so
+            /// sixteen values and a few temporaries fit the 32 registers.
+            const UNROLL: usize = 16;
             type Regs = [$vec; UNROLL];
 
             /// See [`super::ChainFloat::run_chain`]; the CPU has AVX-512F and DQ.
             #[target_feature(enable = "avx512f,avx512dq")]
-            pub(super) unsafe fn run(links: &[Link<$t>], len: usize) {
+            pub(super) unsafe fn run(links: &[Link<$t>], start: usize, len: usize) {
                 // Two copies of the loop: a check for streaming in the
                 // one every other chain runs made GELU's light links
                 // slower, 0.19 -> 0.24 ns per element (`chain_costs`).
                 if links.iter().any(|l| l.stream) {
-                    blocks::<true>(links, len)
+                    blocks::<true>(links, start, start + len)
                 } else {
-                    blocks::<false>(links, len)
+                    blocks::<false>(links, start, start + len)
                 }
             }
 
             #[inline(always)]
-            unsafe fn blocks<const STREAM: bool>(links: &[Link<$t>], len: usize) {
+            unsafe fn blocks<const STREAM: bool>(links: &[Link<$t>], start: usize, end: usize) {
                 const BLOCK: usize = $lanes * UNROLL;
-                let mut i = 0;
-                while i + BLOCK <= len {
-                    block::<STREAM>(links, i, [<$mask>::MAX; UNROLL]);
+                let mut i = start;
+                while i + BLOCK <= end {
+                    block::<STREAM, true>(links, i, &[<$mask>::MAX; UNROLL]);
                     i += BLOCK;
                 }
-                if i < len {
-                    block::<STREAM>(links, i, tail_masks(len - i));
+                if i < end {
+                    block::<STREAM, false>(links, i, &tail_masks(end - i));
                 }
             }
 
@@ -207,111 +189,74 @@ macro_rules! chain_impl {
             /// (mod 64): the first 64 values start them, later ones are
             /// added in position order, then the halving tree.
             #[target_feature(enable = "avx512f,avx512dq")]
-            pub(super) unsafe fn run_sum(links: &[Link<$t>], len: usize) -> $t {
+            pub(super) unsafe fn run_sum(links: &[Link<$t>], start: usize, len: usize) -> $t {
                 const BLOCK: usize = $lanes * UNROLL;
                 const PARTS: usize = row::VECTORS;
                 let mut part = [$set1(0.0); PARTS];
-                let mut i = 0;
-                while i < len {
-                    let masks = if i + BLOCK <= len { [<$mask>::MAX; UNROLL] } else { tail_masks(len - i) };
-                    let v = block::<false>(links, i, masks);
-                    for k in 0..UNROLL {
-                        // Whole vectors only (len is a multiple of 64).
-                        if masks[k] == 0 {
-                            break;
-                        }
-                        let at = i + k * $lanes;
+                let mut add_block = |i: usize, v: &Regs, whole: usize| {
+                    for (k, &x) in v.iter().enumerate().take(whole) {
+                        // The position in the row.
+                        let at = i - start + k * $lanes;
                         let p = (at / $lanes) % PARTS;
-                        part[p] = if at < PARTIAL_SUMS { v[k] } else { $add(part[p], v[k]) };
+                        part[p] = if at < PARTIAL_SUMS { x } else { $add(part[p], x) };
                     }
+                };
+                let (mut i, end) = (start, start + len);
+                while i + BLOCK <= end {
+                    add_block(i, &block::<false, true>(links, i, &[<$mask>::MAX; UNROLL]), UNROLL);
                     i += BLOCK;
+                }
+                if i < end {
+                    // Whole vectors only (len is a multiple of 64).
+                    add_block(i, &block::<false, false>(links, i, &tail_masks(end - i)), (end - i) / $lanes);
                 }
                 row::sum_partials(part)
             }
 
-            /// Positions `at..at + lanes·UNROLL` (those in `masks`) through
-            /// every link.
+            /// Positions `at..at + lanes·UNROLL` (those in `masks`; all of
+            /// them when `FULL`) through every link.
             #[inline(always)]
-            unsafe fn block<const STREAM: bool>(links: &[Link<$t>], at: usize, masks: [$mask; UNROLL]) -> Regs {
-                let zero = $set1(0.0);
+            unsafe fn block<const STREAM: bool, const FULL: bool>(links: &[Link<$t>], at: usize, masks: &[$mask; UNROLL]) -> Regs {
                 let sign = $set1(-0.0);
-                let mut v: Regs = [zero; UNROLL];
+                let mut v: Regs = [$set1(0.0); UNROLL];
                 for l in links {
-                    let a = arg(l.a, &v, at, &masks);
-                    let mut r: Regs = [zero; UNROLL];
+                    let (a, b) = (l.a, l.b);
                     match l.op {
-                        LinkOp::Add => {
-                            let b = arg(l.b, &v, at, &masks);
-                            for k in 0..UNROLL {
-                                r[k] = $add(a[k], b[k]);
-                            }
+                        LinkOp::Add => binary::<FULL>(&mut v, a, b, at, masks, |x, y| $add(x, y)),
+                        LinkOp::Sub => binary::<FULL>(&mut v, a, b, at, masks, |x, y| $sub(x, y)),
+                        LinkOp::Mul => binary::<FULL>(&mut v, a, b, at, masks, |x, y| $mul(x, y)),
+                        LinkOp::Div => binary::<FULL>(&mut v, a, b, at, masks, |x, y| $div(x, y)),
+                        LinkOp::Neg => unary::<FULL>(&mut v, a, at, masks, |x| $xor(x, sign)),
+                        LinkOp::Abs => unary::<FULL>(&mut v, a, at, masks, |x| $andnot(sign, x)),
+                        LinkOp::Sqrt => unary::<FULL>(&mut v, a, at, masks, |x| $sqrt(x)),
+                        LinkOp::Rsqrt => unary::<FULL>(&mut v, a, at, masks, |x| $div($set1(1.0), $sqrt(x))),
+                        LinkOp::Exp => {
+                            unary::<FULL>(&mut v, a, at, masks, |x| x);
+                            v = heavy(exp_regs, v);
                         }
-                        LinkOp::Sub => {
-                            let b = arg(l.b, &v, at, &masks);
-                            for k in 0..UNROLL {
-                                r[k] = $sub(a[k], b[k]);
-                            }
+                        LinkOp::Tanh => {
+                            unary::<FULL>(&mut v, a, at, masks, |x| x);
+                            v = heavy(tanh_regs, v);
                         }
-                        LinkOp::Mul => {
-                            let b = arg(l.b, &v, at, &masks);
-                            for k in 0..UNROLL {
-                                r[k] = $mul(a[k], b[k]);
-                            }
-                        }
-                        LinkOp::Div => {
-                            let b = arg(l.b, &v, at, &masks);
-                            for k in 0..UNROLL {
-                                r[k] = $div(a[k], b[k]);
-                            }
-                        }
-                        LinkOp::Neg => {
-                            for k in 0..UNROLL {
-                                r[k] = $xor(a[k], sign);
-                            }
-                        }
-                        LinkOp::Abs => {
-                            for k in 0..UNROLL {
-                                r[k] = $andnot(sign, a[k]);
-                            }
-                        }
-                        LinkOp::Sqrt => {
-                            for k in 0..UNROLL {
-                                r[k] = $sqrt(a[k]);
-                            }
-                        }
-                        LinkOp::Rsqrt => {
-                            for k in 0..UNROLL {
-                                r[k] = $div($set1(1.0), $sqrt(a[k]));
-                            }
-                        }
-                        LinkOp::Exp => r = heavy(exp_regs, a),
-                        LinkOp::Tanh => r = heavy(tanh_regs, a),
-                        LinkOp::Compare(d) => {
-                            let b = arg(l.b, &v, at, &masks);
-                            // The marker true: bits one (`choose.rs`).
-                            let yes = $set1(<$t>::from_bits(1));
-                            for k in 0..UNROLL {
-                                r[k] = $maskz_mov(compare(d, a[k], b[k]), yes);
-                            }
-                        }
+                        LinkOp::Compare(d) => compare::<FULL>(&mut v, d, a, b, at, masks),
                         LinkOp::Select => {
-                            let (b, c) = (arg(l.b, &v, at, &masks), arg(l.c, &v, at, &masks));
+                            let (b, c) = (arg::<FULL>(b, &v, at, masks), arg::<FULL>(l.c, &v, at, masks));
+                            unary::<FULL>(&mut v, a, at, masks, |x| x);
                             for k in 0..UNROLL {
-                                let bits = $cast_int(a[k]);
-                                r[k] = $blend($test(bits, bits), c[k], b[k]);
+                                let bits = $cast_int(v[k]);
+                                v[k] = $blend($test(bits, bits), c[k], b[k]);
                             }
                         }
                     }
-                    v = r;
                     if !l.store.is_null() {
                         let to = l.store.add(at);
-                        if STREAM && l.stream && masks[UNROLL - 1] == <$mask>::MAX && (to as usize).is_multiple_of(64) {
+                        if FULL && STREAM && l.stream && (to as usize).is_multiple_of(64) {
                             for k in 0..UNROLL {
                                 $stream(to.add(k * $lanes), v[k]);
                             }
                         } else {
                             for k in 0..UNROLL {
-                                $mask_storeu(to.add(k * $lanes), masks[k], v[k]);
+                                store::<FULL>(to.add(k * $lanes), masks[k], v[k]);
                             }
                         }
                     }
@@ -319,12 +264,116 @@ macro_rules! chain_impl {
                 v
             }
 
+            /// Vector `k` of the block from `p` (`p` at the block's start).
+            #[inline(always)]
+            unsafe fn load<const FULL: bool>(p: *const $t, at: usize, k: usize, masks: &[$mask; UNROLL]) -> $vec {
+                if FULL {
+                    $loadu(p.add(at + k * $lanes))
+                } else {
+                    $maskz_loadu(masks[k], p.add(at + k * $lanes))
+                }
+            }
+
+            #[inline(always)]
+            unsafe fn store<const FULL: bool>(to: *mut $t, mask: $mask, x: $vec) {
+                if FULL {
+                    $storeu(to, x)
+                } else {
+                    $mask_storeu(to, mask, x)
+                }
+            }
+
+            /// `v = f(a)`, in place when `a` is the previous value.
+            #[inline(always)]
+            unsafe fn unary<const FULL: bool>(v: &mut Regs, a: Arg<$t>, at: usize, masks: &[$mask; UNROLL], f: impl Fn($vec) -> $vec) {
+                match a {
+                    Arg::Prev => {
+                        for x in v.iter_mut() {
+                            *x = f(*x);
+                        }
+                    }
+                    Arg::At(p) => {
+                        for (k, x) in v.iter_mut().enumerate() {
+                            *x = f(load::<FULL>(p, at, k, masks));
+                        }
+                    }
+                    Arg::One(a) => *v = [f($set1(a)); UNROLL],
+                }
+            }
+
+            /// `v = f(a, b)`, one arm per kind of operand pair: the arms
+            /// the chains run (the previous value with a constant or a
+            /// tile operand) update the values in place.
+            #[inline(always)]
+            unsafe fn binary<const FULL: bool>(
+                v: &mut Regs,
+                a: Arg<$t>,
+                b: Arg<$t>,
+                at: usize,
+                masks: &[$mask; UNROLL],
+                f: impl Fn($vec, $vec) -> $vec,
+            ) {
+                match (a, b) {
+                    (Arg::Prev, Arg::One(y)) => {
+                        let y = $set1(y);
+                        for x in v.iter_mut() {
+                            *x = f(*x, y);
+                        }
+                    }
+                    (Arg::One(x), Arg::Prev) => {
+                        let x = $set1(x);
+                        for y in v.iter_mut() {
+                            *y = f(x, *y);
+                        }
+                    }
+                    (Arg::Prev, Arg::At(q)) => {
+                        for (k, x) in v.iter_mut().enumerate() {
+                            *x = f(*x, load::<FULL>(q, at, k, masks));
+                        }
+                    }
+                    (Arg::At(p), Arg::Prev) => {
+                        for (k, y) in v.iter_mut().enumerate() {
+                            *y = f(load::<FULL>(p, at, k, masks), *y);
+                        }
+                    }
+                    (Arg::Prev, Arg::Prev) => {
+                        for x in v.iter_mut() {
+                            *x = f(*x, *x);
+                        }
+                    }
+                    (a, b) => {
+                        // Neither is the previous value: both from memory
+                        // or constants.
+                        let (a, b) = (arg::<FULL>(a, v, at, masks), arg::<FULL>(b, v, at, masks));
+                        for k in 0..UNROLL {
+                            v[k] = f(a[k], b[k]);
+                        }
+                    }
+                }
+            }
+
+            /// `v = a d b` as markers (`choose.rs`: bits one for true).
+            #[inline(always)]
+            unsafe fn compare<const FULL: bool>(v: &mut Regs, d: Direction, a: Arg<$t>, b: Arg<$t>, at: usize, masks: &[$mask; UNROLL]) {
+                let yes = $set1(<$t>::from_bits(1));
+                match d {
+                    Direction::Eq => binary::<FULL>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_EQ_OQ>(x, y), yes)),
+                    Direction::Ne => binary::<FULL>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_NEQ_UQ>(x, y), yes)),
+                    Direction::Lt => binary::<FULL>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_LT_OQ>(x, y), yes)),
+                    Direction::Le => binary::<FULL>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_LE_OQ>(x, y), yes)),
+                    Direction::Gt => binary::<FULL>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_GT_OQ>(x, y), yes)),
+                    Direction::Ge => binary::<FULL>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_GE_OQ>(x, y), yes)),
+                }
+            }
+
             /// The transcendental links, each over a block's vectors. Called
             /// through a pointer the compiler cannot see through, with the
             /// values in memory: inlined into [`block`], their temporaries
             /// took the registers the light links keep their values in,
             /// and every chain got slower (a 5-op polynomial 1.0 -> 1.6 ms
-            /// over 4M f32).
+            /// over 4M f32). In place: an input and an output copy cost a
+            /// block of stores more (one thread, `chain_costs`: the Tanh
+            /// link 0.50 -> 0.47-0.49 ns per element).
             #[target_feature(enable = "avx512f,avx512dq")]
             unsafe fn exp_regs(v: &mut Regs) {
                 for x in v.iter_mut() {
@@ -339,42 +388,25 @@ macro_rules! chain_impl {
                 }
             }
 
-            /// The lanes where `a d b` holds, as IEEE compares (a NaN
-            /// operand: only Ne holds), what `choose::compare_tile` computes.
+            /// `f` on a copy of the block's values: the copy's address goes
+            /// to `f`, and the block's own values, never address-taken,
+            /// stay in registers (passed `&mut` themselves, every link kept
+            /// them on the stack: GELU's light links 0.21 -> 0.39 ns per
+            /// element, `chain_costs`).
             #[inline(always)]
-            unsafe fn compare(d: Direction, a: $vec, b: $vec) -> $mask {
-                match d {
-                    Direction::Eq => $cmp::<_CMP_EQ_OQ>(a, b),
-                    Direction::Ne => $cmp::<_CMP_NEQ_UQ>(a, b),
-                    Direction::Lt => $cmp::<_CMP_LT_OQ>(a, b),
-                    Direction::Le => $cmp::<_CMP_LE_OQ>(a, b),
-                    Direction::Gt => $cmp::<_CMP_GT_OQ>(a, b),
-                    Direction::Ge => $cmp::<_CMP_GE_OQ>(a, b),
-                }
+            unsafe fn heavy(f: unsafe fn(&mut Regs), v: Regs) -> Regs {
+                let mut copy = v;
+                std::hint::black_box(f)(&mut copy);
+                copy
             }
 
-            /// `f` on the block's values, in place: one buffer in memory,
-            /// where an input and an output copy cost a block of stores
-            /// more (one thread, `chain_costs`: the Tanh link 0.50 -> 0.47-0.49
-            /// ns per element).
+            /// An operand's vectors for the block (a copy of `prev` for the
+            /// previous value).
             #[inline(always)]
-            unsafe fn heavy(f: unsafe fn(&mut Regs), a: Regs) -> Regs {
-                let mut v = a;
-                std::hint::black_box(f)(&mut v);
-                v
-            }
-
-            #[inline(always)]
-            unsafe fn arg(a: Arg<$t>, prev: &Regs, at: usize, masks: &[$mask; UNROLL]) -> Regs {
+            unsafe fn arg<const FULL: bool>(a: Arg<$t>, prev: &Regs, at: usize, masks: &[$mask; UNROLL]) -> Regs {
                 match a {
                     Arg::Prev => *prev,
-                    Arg::At(p) => {
-                        let mut r = *prev;
-                        for k in 0..UNROLL {
-                            r[k] = $maskz_loadu(masks[k], p.add(at + k * $lanes));
-                        }
-                        r
-                    }
+                    Arg::At(p) => std::array::from_fn(|k| load::<FULL>(p, at, k, masks)),
                     Arg::One(x) => [$set1(x); UNROLL],
                 }
             }
@@ -389,23 +421,23 @@ macro_rules! chain_impl {
                 $transcendental || !matches!(op, LinkOp::Exp | LinkOp::Tanh)
             }
 
-            unsafe fn run_chain(links: &[Link<$t>], len: usize) -> bool {
+            unsafe fn run_chain(links: &[Link<$t>], start: usize, len: usize) -> bool {
                 #[cfg(target_arch = "x86_64")]
                 if available() && links.iter().all(|l| Self::has_link(l.op)) {
-                    $module::run(links, len);
+                    $module::run(links, start, len);
                     return true;
                 }
-                let _ = (links, len);
+                let _ = (links, start, len);
                 false
             }
 
-            unsafe fn run_chain_sum(links: &[Link<$t>], len: usize) -> Option<$t> {
+            unsafe fn run_chain_sum(links: &[Link<$t>], start: usize, len: usize) -> Option<$t> {
                 let whole = sums_in_registers(len);
                 #[cfg(target_arch = "x86_64")]
                 if whole && available() && links.iter().all(|l| Self::has_link(l.op)) {
-                    return Some($module::run_sum(links, len));
+                    return Some($module::run_sum(links, start, len));
                 }
-                let _ = (links, whole);
+                let _ = (links, start, whole);
                 None
             }
 
@@ -422,6 +454,8 @@ chain_impl!(
     __m512,
     u16,
     16,
+    _mm512_loadu_ps,
+    _mm512_storeu_ps,
     _mm512_maskz_loadu_ps,
     _mm512_mask_storeu_ps,
     _mm512_stream_ps,
@@ -449,6 +483,8 @@ chain_impl!(
     __m512d,
     u8,
     8,
+    _mm512_loadu_pd,
+    _mm512_storeu_pd,
     _mm512_maskz_loadu_pd,
     _mm512_mask_storeu_pd,
     _mm512_stream_pd,
@@ -491,11 +527,11 @@ macro_rules! no_chains {
                 false
             }
 
-            unsafe fn run_chain(_: &[Link<$t>], _: usize) -> bool {
+            unsafe fn run_chain(_: &[Link<$t>], _: usize, _: usize) -> bool {
                 false
             }
 
-            unsafe fn run_chain_sum(_: &[Link<$t>], _: usize) -> Option<$t> {
+            unsafe fn run_chain_sum(_: &[Link<$t>], _: usize, _: usize) -> Option<$t> {
                 None
             }
 
@@ -546,7 +582,7 @@ mod timing {
         let tanh_only = [link(LinkOp::Tanh, Arg::At(x.as_ptr()), Arg::One(0.0), by_link.as_mut_ptr())];
         // SAFETY: the link reads `n` values of `x` and writes `n` of `by_link`.
         time("tanh link", n, &mut || unsafe {
-            f32::run_chain(&tanh_only, n);
+            f32::run_chain(&tanh_only, 0, n);
         });
         time("tanh kernel", n, &mut || crate::elem::tanh::tanh_f32_into(&x, &mut by_kernel));
         assert!(by_link.iter().zip(&by_kernel).all(|(a, b)| a.to_bits() == b.to_bits()));
@@ -566,7 +602,7 @@ mod timing {
         ];
         // SAFETY: the links read `n` values of `x` and write `n` of `gelu`.
         time("gelu chain", n, &mut || unsafe {
-            f32::run_chain(&chain, n);
+            f32::run_chain(&chain, 0, n);
         });
         let u: Vec<f32> = x.iter().map(|&v| (v + v * v * v * 0.044715) * 0.797_884_6).collect();
         crate::elem::tanh::tanh_f32_into(&u, &mut by_kernel);
@@ -576,7 +612,7 @@ mod timing {
         let light: Vec<_> = chain.iter().copied().filter(|l| l.op != LinkOp::Tanh).collect();
         // SAFETY: as above.
         time("gelu without tanh", n, &mut || unsafe {
-            f32::run_chain(&light, n);
+            f32::run_chain(&light, 0, n);
         });
         layernorm_gelu(&x);
     }
@@ -614,12 +650,12 @@ mod timing {
         let links = ln_gelu_links(x.as_ptr(), gamma.as_ptr(), beta.as_ptr(), kept.as_mut_ptr(), out.as_mut_ptr());
         // SAFETY: every link reads `n` values of a vector of `n` and writes `n` of one.
         time("layernorm gelu chain, one row", n, &mut || unsafe {
-            f32::run_chain(&links, n);
+            f32::run_chain(&links, 0, n);
         });
         let light: Vec<_> = links.iter().copied().filter(|l| l.op != LinkOp::Tanh).collect();
         // SAFETY: as above.
         time("layernorm gelu without tanh, one row", n, &mut || unsafe {
-            f32::run_chain(&light, n);
+            f32::run_chain(&light, 0, n);
         });
         let rows = 4096;
         let big: Vec<f32> = (0..rows * n).map(|i| x[i % n] + (i / n) as f32 * 1e-3).collect();
@@ -638,7 +674,7 @@ mod timing {
                     );
                     links[12].stream = stream;
                     // SAFETY: row `r` of `big` and `big_out` has `n` values.
-                    unsafe { f32::run_chain(&links, n) };
+                    unsafe { f32::run_chain(&links, 0, n) };
                 }
                 crate::stream::fence();
                 best = best.min(t.elapsed().as_secs_f64());
