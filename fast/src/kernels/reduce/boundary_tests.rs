@@ -151,3 +151,60 @@ fn window_boundary_rows_match_a_naive_fold() {
         }
     }
 }
+
+/// A max ReduceWindow over the first two dimensions of an `h × n × c` f32
+/// array (window `w`, stride `s`, low padding `p`; window 1 over the
+/// last), on the fast engine: NHWC pooling, whose window rows fold a
+/// chunk of features at a time.
+fn run_pool_max(h: i64, n: i64, c: i64, (w, s, p): (i64, i64, i64), x: Vec<f32>) -> Vec<f32> {
+    let text = format!(
+        r#"{{"format": "xla-json/1", "computations": {{
+          "f": {{"params": [{{"name": "a", "shape": "f32[]"}}, {{"name": "b", "shape": "f32[]"}}],
+                 "instructions": [{{"name": "r", "op": "Max", "operands": ["a", "b"]}}]}},
+          "main": {{"params": [{{"name": "x", "shape": "f32[{h},{n},{c}]"}}],
+                 "instructions": [{{"name": "init", "op": "Constant", "operands": [], "shape": "f32[]", "literal": "-inf"}},
+                   {{"name": "r", "op": "ReduceWindow", "operands": ["x", "init"], "computation": "f",
+                     "window_dimensions": [{w}, {w}, 1], "window_strides": [{s}, {s}, 1], "padding": [[{p}, 0], [{p}, 0], [0, 0]]}}]}}}}}}"#
+    );
+    let m = json::parse_module(&text, ReadOptions::default()).expect("module reads");
+    let v = verify::verify(m, &VerifyOptions::default()).expect("module verifies");
+    let x = Literal::Array(ArrayLiteral::from_vec(vec![h, n, c], x));
+    let out = crate::run(&v, vec![x], &mut Env::new(Limits::default())).expect("runs");
+    out.as_array().and_then(|a| a.typed::<f32>()).expect("f32 result").to_vec()
+}
+
+#[test]
+fn pooling_feature_chunks_match_a_naive_fold() {
+    // Feature rows shorter than a chunk (32), one chunk, chunks and a
+    // remainder; NaN, signed zeros and infinities among the values.
+    let specials = [f32::NAN, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY];
+    for &c in &[1i64, 31, 32, 33, 70] {
+        for &(w, s, p) in &[(2i64, 2i64, 0i64), (3, 2, 0), (2, 1, 0), (2, 2, 1)] {
+            let (h, n) = (5, 6);
+            let x: Vec<f32> = (0..h * n * c)
+                .map(|i| if i % 13 == 5 { specials[(i / 13) as usize % specials.len()] } else { ((i * 7919) % 101) as f32 - 50.0 })
+                .collect();
+            let got = run_pool_max(h, n, c, (w, s, p), x.clone());
+            let (oh, ow) = ((h + p - w) / s + 1, (n + p - w) / s + 1);
+            let mut want = Vec::new();
+            for oy in 0..oh {
+                for ox in 0..ow {
+                    for z in 0..c {
+                        let mut v = f32::NEG_INFINITY;
+                        for ky in 0..w {
+                            for kx in 0..w {
+                                let (y, xx) = (oy * s + ky - p, ox * s + kx - p);
+                                if y >= 0 && xx >= 0 && y < h && xx < n {
+                                    v = ieee_max(v, x[((y * n + xx) * c + z) as usize]);
+                                }
+                            }
+                        }
+                        want.push(v);
+                    }
+                }
+            }
+            let bits = |v: &[f32]| v.iter().map(|f| if f.is_nan() { u32::MAX } else { f.to_bits() }).collect::<Vec<_>>();
+            assert_eq!(bits(&got), bits(&want), "window {w} stride {s} pad {p}, {h}x{n}x{c}");
+        }
+    }
+}
