@@ -290,8 +290,8 @@ fn fold_row<T: Copy, F: Fn(T, T) -> T + Copy>(plan: &Plan, regular: Option<Regul
     }
 }
 
-/// `acc[o] = f(…f(acc[o], x[offs[0] + first + o])…, x[offs[n − 1] + first
-/// + o])`, a chunk of outputs at a time held in registers across the
+/// `acc[o] = f(…f(acc[o], x[offs[0] + first + o])…, x[offs[n − 1] +
+/// first + o])`, a chunk of outputs at a time held in registers across the
 /// window rows: folded one window row at a time, each output was loaded
 /// and stored once per row (2×2 max pooling of f32[8,32,32,32]: four
 /// masked stores per output).
