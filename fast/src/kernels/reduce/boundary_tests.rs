@@ -88,18 +88,28 @@ fn reduce_boundary_shapes_match_a_naive_fold() {
 /// A 2-D max ReduceWindow (window `w`, stride `s`, low padding `p` in
 /// both dimensions) of an `h × n` f32 array, on the fast engine.
 fn run_window_max(h: i64, n: i64, w: i64, s: i64, p: i64, x: Vec<f32>) -> Vec<f32> {
+    run_max_window(&[h, n], &[(w, s, p), (w, s, p)], x)
+}
+
+/// A max ReduceWindow of an f32 array of `dims`, with per dimension a
+/// (window, stride, low padding), on the fast engine.
+fn run_max_window(dims: &[i64], windows: &[(i64, i64, i64)], x: Vec<f32>) -> Vec<f32> {
+    let list = |f: &dyn Fn(&(i64, i64, i64)) -> String| windows.iter().map(f).collect::<Vec<_>>().join(", ");
+    let shape = dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(",");
+    let (sizes, strides, padding) = (list(&|w| w.0.to_string()), list(&|w| w.1.to_string()), list(&|w| format!("[{}, 0]", w.2)));
     let text = format!(
         r#"{{"format": "xla-json/1", "computations": {{
           "f": {{"params": [{{"name": "a", "shape": "f32[]"}}, {{"name": "b", "shape": "f32[]"}}],
                  "instructions": [{{"name": "r", "op": "Max", "operands": ["a", "b"]}}]}},
-          "main": {{"params": [{{"name": "x", "shape": "f32[{h},{n}]"}}],
+          "main": {{"params": [{{"name": "x", "shape": "f32[{shape}]"}}],
                  "instructions": [{{"name": "init", "op": "Constant", "operands": [], "shape": "f32[]", "literal": "-inf"}},
                    {{"name": "r", "op": "ReduceWindow", "operands": ["x", "init"], "computation": "f",
-                     "window_dimensions": [{w}, {w}], "window_strides": [{s}, {s}], "padding": [[{p}, 0], [{p}, 0]]}}]}}}}}}"#
+                     "window_dimensions": [{sizes}], "window_strides": [{strides}], "padding": [{padding}]}}]}}}}}}"#
     );
     let m = json::parse_module(&text, ReadOptions::default()).expect("module reads");
     let v = verify::verify(m, &VerifyOptions::default()).expect("module verifies");
-    let out = crate::run(&v, vec![Literal::Array(ArrayLiteral::from_vec(vec![h, n], x))], &mut Env::new(Limits::default())).expect("runs");
+    let x = Literal::Array(ArrayLiteral::from_vec(dims.to_vec(), x));
+    let out = crate::run(&v, vec![x], &mut Env::new(Limits::default())).expect("runs");
     out.as_array().and_then(|a| a.typed::<f32>()).expect("f32 result").to_vec()
 }
 
@@ -157,20 +167,7 @@ fn window_boundary_rows_match_a_naive_fold() {
 /// last), on the fast engine: NHWC pooling, whose window rows fold a
 /// chunk of features at a time.
 fn run_pool_max(h: i64, n: i64, c: i64, (w, s, p): (i64, i64, i64), x: Vec<f32>) -> Vec<f32> {
-    let text = format!(
-        r#"{{"format": "xla-json/1", "computations": {{
-          "f": {{"params": [{{"name": "a", "shape": "f32[]"}}, {{"name": "b", "shape": "f32[]"}}],
-                 "instructions": [{{"name": "r", "op": "Max", "operands": ["a", "b"]}}]}},
-          "main": {{"params": [{{"name": "x", "shape": "f32[{h},{n},{c}]"}}],
-                 "instructions": [{{"name": "init", "op": "Constant", "operands": [], "shape": "f32[]", "literal": "-inf"}},
-                   {{"name": "r", "op": "ReduceWindow", "operands": ["x", "init"], "computation": "f",
-                     "window_dimensions": [{w}, {w}, 1], "window_strides": [{s}, {s}, 1], "padding": [[{p}, 0], [{p}, 0], [0, 0]]}}]}}}}}}"#
-    );
-    let m = json::parse_module(&text, ReadOptions::default()).expect("module reads");
-    let v = verify::verify(m, &VerifyOptions::default()).expect("module verifies");
-    let x = Literal::Array(ArrayLiteral::from_vec(vec![h, n, c], x));
-    let out = crate::run(&v, vec![x], &mut Env::new(Limits::default())).expect("runs");
-    out.as_array().and_then(|a| a.typed::<f32>()).expect("f32 result").to_vec()
+    run_max_window(&[h, n, c], &[(w, s, p), (w, s, p), (1, 1, 0)], x)
 }
 
 #[test]
