@@ -250,6 +250,15 @@ impl<'a> Odometer<'a> {
         o
     }
 
+    /// The current position's index, one coordinate per dimension (what
+    /// the next `next()` returns the offset of).
+    pub fn coordinates(&self) -> &[usize] {
+        match self.sizes.len() {
+            n if n <= INLINE => &self.inline[..n],
+            _ => &self.heap,
+        }
+    }
+
     fn index(&mut self) -> &mut [usize] {
         match self.sizes.len() {
             n if n <= INLINE => &mut self.inline[..n],

@@ -84,7 +84,7 @@ fn choose(exec: &mut Executor, select: &ScalarFn, plan: &Plan, operand: &Data) -
     let (w, rows) = (plan.row_len(), plan.rows());
     let one_row = |r: usize, keep: &mut dyn FnMut(Scalar, Scalar) -> R<bool>, out: &mut Vec<usize>| -> R<()> {
         let mut offs = Vec::new();
-        plan.outer_offsets(&plan.row_coordinates(r), &mut offs);
+        plan.outer_offsets(plan.rows_from(r).coordinates(), &mut offs);
         for o in 0..w {
             let mut current: Option<(usize, Scalar)> = None;
             for &off in &offs {

@@ -15,7 +15,7 @@ use xlaref_reference::literal::{Data, Literal};
 use xlaref_reference::scalar::Scalar;
 use xlaref_reference::types::Shape;
 
-use super::{arrays, collate, combine, internal, result_shapes, scalars, scatter_scalars, Call, Combiner, Elem, R};
+use super::{arrays, collate, combine, internal, result_shapes, scalars, scatter_scalars, Call, Combiner, Elem, Odometer, R};
 use crate::applied::{Kind, ScalarFn};
 use crate::exec::Executor;
 use crate::par;
@@ -100,36 +100,20 @@ impl Plan {
         self.out_dims[..k].iter().product()
     }
 
-    /// The output coordinates of row `r` in the outer dimensions (all but
-    /// the last).
-    pub fn row_coordinates(&self, r: usize) -> Vec<usize> {
+    /// The rows from row `start` on, by their output coordinates in the
+    /// outer dimensions (all but the last): [`Odometer::coordinates`]
+    /// before each `next()`. (Its offsets are those of the base's strides,
+    /// unused here.)
+    pub fn rows_from(&self, start: usize) -> Odometer<'_> {
         let k = self.out_dims.len().saturating_sub(1);
-        let mut coords = vec![0; k];
-        let mut rest = r;
-        for d in (0..k).rev() {
-            coords[d] = rest % self.out_dims[d].max(1);
-            rest /= self.out_dims[d].max(1);
-        }
-        coords
-    }
-
-    /// `coords` moved to the next row (an odometer, the last outer
-    /// dimension fastest).
-    pub fn next_row(&self, coords: &mut [usize]) {
-        for d in (0..coords.len()).rev() {
-            coords[d] += 1;
-            if coords[d] < self.out_dims[d] {
-                return;
-            }
-            coords[d] = 0;
-        }
+        Odometer::new(&self.out_dims[..k], &self.base_strides[..k], start)
     }
 
     /// Base offsets of the outer dimensions' covered combinations for the
-    /// row at `coords` ([`Plan::row_coordinates`]), row-major; replaces
-    /// `offs`. The rows of a block walk their coordinates
-    /// ([`Plan::next_row`]): finding them from the row number took a
-    /// division per dimension and row, 18% of a 2×2 pooling's samples.
+    /// row at `coords` ([`Plan::rows_from`]), row-major; replaces `offs`.
+    /// The rows of a block walk their coordinates: finding them from the
+    /// row number took a division per dimension and row, 18% of a 2×2
+    /// pooling's samples.
     pub fn outer_offsets(&self, coords: &[usize], offs: &mut Vec<usize>) {
         offs.clear();
         offs.push(0);
@@ -211,16 +195,16 @@ impl Combiner for Typed<'_> {
         let rows_per_task = (4096 / w).max(1);
         let block = |first: usize, chunk: &mut [T]| {
             let mut offs = Vec::new();
-            let mut coords = plan.row_coordinates(first);
+            let mut rows = plan.rows_from(first);
             // Always inlined (as `fold_row` and what it calls), so the row
             // loops are compiled inside `par::simd`'s vector-feature function.
             par::simd(
                 #[inline(always)]
                 || {
                     for acc in chunk.chunks_mut(w) {
-                        plan.outer_offsets(&coords, &mut offs);
+                        plan.outer_offsets(rows.coordinates(), &mut offs);
                         fold_row(plan, regular, x, f, acc, &offs);
-                        plan.next_row(&mut coords);
+                        rows.next();
                     }
                 },
             )
@@ -401,7 +385,7 @@ fn generic(exec: &mut Executor, f: &ScalarFn, plan: &Plan, inputs: &[&Data], ini
     let (w, rows) = (plan.row_len(), plan.rows());
     let one_row = |r: usize, call: &mut Call, out: &mut Vec<Scalar>| -> R<()> {
         let mut offs = Vec::new();
-        plan.outer_offsets(&plan.row_coordinates(r), &mut offs);
+        plan.outer_offsets(plan.rows_from(r).coordinates(), &mut offs);
         let (mut args, mut next) = (Vec::with_capacity(2 * n), Vec::with_capacity(n));
         for o in 0..w {
             let mut acc = inits.to_vec();
