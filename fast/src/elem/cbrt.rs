@@ -30,7 +30,7 @@
 /// the reference's function ([`cbrt_scalar`]) per element elsewhere.
 pub fn cbrt_f32_all(v: &[f32]) -> Vec<f32> {
     #[cfg(target_arch = "x86_64")]
-    return super::f32_all(v, lanes::cbrt_into, cbrt_scalar, false);
+    return super::f32_all(v, super::Kernels::avx512(lanes::cbrt_into), cbrt_scalar, false);
     #[cfg(not(target_arch = "x86_64"))]
     crate::par::map_heavy(v, cbrt_scalar)
 }
@@ -40,7 +40,7 @@ pub fn cbrt_f32_all(v: &[f32]) -> Vec<f32> {
 /// fused tiles.
 pub fn cbrt_f32_into(v: &[f32], out: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
-    super::f32_into(v, out, lanes::cbrt_into, cbrt_scalar);
+    super::f32_into(v, out, super::Kernels::avx512(lanes::cbrt_into), cbrt_scalar);
     #[cfg(not(target_arch = "x86_64"))]
     super::each_into(v, out, cbrt_scalar);
 }

@@ -38,7 +38,7 @@
 /// reference's function; `erff` differed from it in 3% of the values).
 pub fn erf_f32_all(v: &[f32]) -> Vec<f32> {
     #[cfg(target_arch = "x86_64")]
-    return super::f32_all(v, lanes::erf_into, erf_scalar, false);
+    return super::f32_all(v, super::Kernels::avx512(lanes::erf_into), erf_scalar, false);
     #[cfg(not(target_arch = "x86_64"))]
     crate::par::map_heavy(v, erf_scalar)
 }
@@ -47,7 +47,7 @@ pub fn erf_f32_all(v: &[f32]) -> Vec<f32> {
 /// once, per element elsewhere, as before).
 pub fn erfc_f32_all(v: &[f32]) -> Vec<f32> {
     #[cfg(target_arch = "x86_64")]
-    return super::f32_all(v, lanes::erfc_into, erfc_scalar, false);
+    return super::f32_all(v, super::Kernels::avx512(lanes::erfc_into), erfc_scalar, false);
     #[cfg(not(target_arch = "x86_64"))]
     crate::par::map_heavy(v, erfc_scalar)
 }
@@ -55,7 +55,7 @@ pub fn erfc_f32_all(v: &[f32]) -> Vec<f32> {
 /// [`erfc_f32_all`] into `out`, on this thread, for fused tiles.
 pub fn erfc_f32_into(v: &[f32], out: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
-    super::f32_into(v, out, lanes::erfc_into, erfc_scalar);
+    super::f32_into(v, out, super::Kernels::avx512(lanes::erfc_into), erfc_scalar);
     #[cfg(not(target_arch = "x86_64"))]
     super::each_into(v, out, erfc_scalar);
 }
@@ -73,7 +73,7 @@ fn erfc_scalar(x: f32) -> f32 {
 /// fused tiles.
 pub fn erf_f32_into(v: &[f32], out: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
-    super::f32_into(v, out, lanes::erf_into, erf_scalar);
+    super::f32_into(v, out, super::Kernels::avx512(lanes::erf_into), erf_scalar);
     #[cfg(not(target_arch = "x86_64"))]
     super::each_into(v, out, erf_scalar);
 }

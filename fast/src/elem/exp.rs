@@ -71,12 +71,17 @@ pub(crate) fn exp_f64_near(x: f64) -> f64 {
     p * two_to_k
 }
 
+/// The lanes kernels: sixteen lanes on AVX-512, eight on AVX2.
+#[cfg(target_arch = "x86_64")]
+const KERNELS: super::Kernels = super::Kernels { avx512: lanes::exp_into, avx2: Some(lanes8::exp_into) };
+
 /// f32 Exp of a whole array: sixteen f32 lanes at a time where the CPU has
-/// AVX-512 ([`lanes`]), [`exp_f32`] elsewhere.
+/// AVX-512 ([`lanes`]), eight where it has AVX2 ([`lanes8`]), [`exp_f32`]
+/// elsewhere.
 pub fn exp_f32_all(v: &[f32]) -> Vec<f32> {
     // At memory speed, so a large result is streamed.
     #[cfg(target_arch = "x86_64")]
-    return super::f32_all(v, lanes::exp_into, exp_f32, true);
+    return super::f32_all(v, KERNELS, exp_f32, true);
     #[cfg(not(target_arch = "x86_64"))]
     crate::par::map_heavy(v, exp_f32)
 }
@@ -86,7 +91,7 @@ pub fn exp_f32_all(v: &[f32]) -> Vec<f32> {
 /// fused blocks.
 pub fn exp_f32_into(v: &[f32], out: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
-    super::f32_into(v, out, lanes::exp_into, exp_f32);
+    super::f32_into(v, out, KERNELS, exp_f32);
     #[cfg(not(target_arch = "x86_64"))]
     super::each_into(v, out, exp_f32);
 }
@@ -189,6 +194,102 @@ pub(crate) mod lanes {
     }
 }
 
+/// `e^x` in eight f32 lanes (AVX2 and FMA), for hosts without AVX-512: the
+/// method of [`lanes`] with an eight-entry table, which one `vpermps`
+/// looks up (AVX2 has no two-register permute):
+/// - `n = 8k + j = round(x·8/ln2)`, `0 <= j < 8`, `|r| <= ln2/16`: the
+///   same two-part Cody–Waite subtraction (`n·HI` exact for `|n| < 2^11`,
+///   and `|n| <= 1270` here);
+/// - `T_j = 2^(j/8)`: entry `2j` of [`lanes`]' table;
+/// - `p = r + r²(1/2 + r/6 + r²/24)`: truncation error `r^5/120 < 2^-29`,
+///   a fiftieth of an ulp with `|r|` twice [`lanes`]' bound;
+/// - `2^k` in two steps, as AVX2 has no `vscalefps`: `k = k1 + k2` with
+///   `k1 = floor(k/2)`, each factor a normal f32 (`k` in [-159, 128]);
+///   `T_j·e^r·2^k1` is exact (a normal number), and `·2^k2` rounds once,
+///   into the subnormals too, as `vscalefps` does.
+///
+/// Checked over every f32 (`lanes_match_the_reference_on_every_f32`
+/// covers both kernels): within one ulp of the reference, one ulp off for
+/// 0.07% of the inputs (0.04% in sixteen lanes).
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod lanes8 {
+    use super::lanes::{TABLE_HI, TABLE_LO};
+    use std::arch::x86_64::*;
+    use std::mem::MaybeUninit;
+
+    /// `2^(j/8)` for j < 8: every other entry of the sixteenth-power table.
+    const fn every_other(table: [u32; 16]) -> [u32; 8] {
+        let mut half = [0; 8];
+        let mut j = 0;
+        while j < 8 {
+            half[j] = table[2 * j];
+            j += 1;
+        }
+        half
+    }
+    pub(crate) const HI8: [u32; 8] = every_other(TABLE_HI);
+    pub(crate) const LO8: [u32; 8] = every_other(TABLE_LO);
+    /// `ln2/8` in two parts: the first with twelve significant bits.
+    pub(crate) const LN2_8_HI: f32 = 2839.0 / 32768.0;
+    pub(crate) const LN2_8_LO: f32 = (std::f64::consts::LN_2 / 8.0 - 2839.0 / 32768.0) as f32;
+    const EIGHT_OVER_LN2: f32 = (8.0 / std::f64::consts::LN_2) as f32;
+
+    /// `dst[i] = e^src[i]` for `i < min(src.len(), dst.len())`.
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and FMA.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn exp_into(src: &[f32], dst: &mut [MaybeUninit<f32>]) {
+        let n = src.len().min(dst.len());
+        let (s, d) = (src.as_ptr(), dst.as_mut_ptr().cast::<f32>());
+        let mut i = 0;
+        while i + 8 <= n {
+            // SAFETY: elements i..i + 8 are inside both slices.
+            _mm256_storeu_ps(d.add(i), exp8(_mm256_loadu_ps(s.add(i))));
+            i += 8;
+        }
+        if i < n {
+            // Masked-out lanes are neither read nor written.
+            let mask = crate::elem::tanh::lanes8::first_lanes(n - i);
+            _mm256_maskstore_ps(d.add(i), mask, exp8(_mm256_maskload_ps(s.add(i), mask)));
+        }
+    }
+
+    /// `2^k` for each lane's integer `k` in [-126, 127].
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn two_to(k: __m256i) -> __m256 {
+        _mm256_castsi256_ps(_mm256_slli_epi32::<23>(_mm256_add_epi32(k, _mm256_set1_epi32(127))))
+    }
+
+    /// Eight lanes of the method above.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    pub(crate) unsafe fn exp8(x: __m256) -> __m256 {
+        // Clamped as in `exp_f32`; `max`/`min` return their second operand,
+        // `x`, when it is NaN, and NaN flows through `r` to the result.
+        let x = _mm256_min_ps(_mm256_set1_ps(super::HIGHEST as f32), _mm256_max_ps(_mm256_set1_ps(super::LOWEST as f32), x));
+        let n = _mm256_round_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(_mm256_mul_ps(x, _mm256_set1_ps(EIGHT_OVER_LN2)));
+        let r = _mm256_fnmadd_ps(n, _mm256_set1_ps(LN2_8_HI), x);
+        let r = _mm256_fnmadd_ps(n, _mm256_set1_ps(LN2_8_LO), r);
+        // `vpermps` reads the low three bits of each index: `j = n mod 8`
+        // in two's complement, negative `n` included.
+        let ni = _mm256_cvtps_epi32(n);
+        let t_hi = _mm256_permutevar8x32_ps(_mm256_loadu_ps(HI8.as_ptr().cast()), ni);
+        let t_lo = _mm256_permutevar8x32_ps(_mm256_loadu_ps(LO8.as_ptr().cast()), ni);
+        let q = _mm256_fmadd_ps(r, _mm256_set1_ps(1.0 / 24.0), _mm256_set1_ps(1.0 / 6.0));
+        let q = _mm256_fmadd_ps(r, q, _mm256_set1_ps(0.5));
+        let p = _mm256_fmadd_ps(_mm256_mul_ps(r, r), q, r);
+        let t_er = _mm256_add_ps(t_hi, _mm256_fmadd_ps(t_hi, p, t_lo));
+        // k = floor(n/8) = k1 + k2, k1 = floor(k/2). (A NaN lane's `n`
+        // converts to i32::MIN; its factors are finite, and NaN stays.)
+        let k = _mm256_srai_epi32::<3>(ni);
+        let k1 = _mm256_srai_epi32::<1>(k);
+        let k2 = _mm256_sub_epi32(k, k1);
+        _mm256_mul_ps(_mm256_mul_ps(t_er, two_to(k1)), two_to(k2))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::f32_ulps as ulps;
@@ -262,6 +363,27 @@ mod tests {
         Some(out.into_iter().map(|v| unsafe { v.assume_init() }).collect())
     }
 
+    /// Runs the AVX2 lanes over `x` (None without AVX2 and FMA).
+    #[cfg(target_arch = "x86_64")]
+    fn lanes8_of(x: &[f32]) -> Option<Vec<f32>> {
+        if !(is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")) {
+            return None;
+        }
+        let mut out = vec![std::mem::MaybeUninit::new(f32::NAN); x.len()];
+        // SAFETY: the CPU has AVX2 and FMA.
+        unsafe { lanes8::exp_into(x, &mut out) };
+        // SAFETY: every element was initialized above.
+        Some(out.into_iter().map(|v| unsafe { v.assume_init() }).collect())
+    }
+
+    /// A lanes kernel over a whole slice (None where the CPU lacks it).
+    #[cfg(target_arch = "x86_64")]
+    type Run = fn(&[f32]) -> Option<Vec<f32>>;
+
+    /// Both lanes kernels.
+    #[cfg(target_arch = "x86_64")]
+    const KERNELS_OF: [Run; 2] = [lanes_of, lanes8_of];
+
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn lanes_table_and_constants() {
@@ -276,6 +398,11 @@ mod tests {
         // The f32 rest leaves 2^-24 of itself (1.2e-13): times |n| <= 2540,
         // an error of 3e-10 in `r`, 0.005 ulp of the result.
         assert!(((hi as f64 + lanes::LN2_16_LO as f64) - std::f64::consts::LN_2 / 16.0).abs() < 1.3e-13);
+        for j in 0..8 {
+            assert_eq!(f32::from_bits(lanes8::HI8[j]), (j as f64 / 8.0).exp2() as f32, "j = {j}");
+        }
+        assert_eq!(lanes8::LN2_8_HI.to_bits() & 0xfff, 0, "twelve significant bits");
+        assert!(((lanes8::LN2_8_HI as f64 + lanes8::LN2_8_LO as f64) - std::f64::consts::LN_2 / 8.0).abs() < 2.6e-13);
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -299,24 +426,26 @@ mod tests {
             1e-45,
             -1e-45,
         ];
-        let Some(got) = lanes_of(&special) else { return };
-        for (x, g) in special.iter().zip(&got) {
-            let want = reference(*x);
-            assert!(want.is_nan() && g.is_nan() || ulps(*g, want) <= 1, "x = {x:e}: {g:e} against {want:e}");
-        }
-        assert_eq!(got[0], 1.0);
-        assert_eq!(got[2], std::f32::consts::E);
-        assert_eq!(got[3], f32::INFINITY);
-        assert_eq!(got[4].to_bits(), 0);
-        assert_eq!(got[7], f32::INFINITY);
-        // Lengths 0 to 40 (every tail, the 16-lane width ± 1, two blocks ±
-        // 1), each element against the scalar function.
-        let values: Vec<f32> = (0..40).map(|i| i as f32 * 2.37 - 45.0).collect();
-        for len in 0..=values.len() {
-            let got = lanes_of(&values[..len]).unwrap_or_default();
-            assert_eq!(got.len(), len);
-            for (x, g) in values.iter().zip(&got) {
-                assert!(ulps(*g, reference(*x)) <= 1, "len {len}, x = {x}");
+        for run in KERNELS_OF {
+            let Some(got) = run(&special) else { continue };
+            for (x, g) in special.iter().zip(&got) {
+                let want = reference(*x);
+                assert!(want.is_nan() && g.is_nan() || ulps(*g, want) <= 1, "x = {x:e}: {g:e} against {want:e}");
+            }
+            assert_eq!(got[0], 1.0);
+            assert_eq!(got[2], std::f32::consts::E);
+            assert_eq!(got[3], f32::INFINITY);
+            assert_eq!(got[4].to_bits(), 0);
+            assert_eq!(got[7], f32::INFINITY);
+            // Lengths 0 to 40 (every tail, the 16-lane width ± 1, two
+            // blocks ± 1), each element against the scalar function.
+            let values: Vec<f32> = (0..40).map(|i| i as f32 * 2.37 - 45.0).collect();
+            for len in 0..=values.len() {
+                let got = run(&values[..len]).unwrap_or_default();
+                assert_eq!(got.len(), len);
+                for (x, g) in values.iter().zip(&got) {
+                    assert!(ulps(*g, reference(*x)) <= 1, "len {len}, x = {x}");
+                }
             }
         }
     }
@@ -327,19 +456,21 @@ mod tests {
     #[test]
     fn lanes_within_one_ulp_of_the_reference_over_the_whole_range() {
         let x: Vec<f32> = (0..=u32::MAX).step_by(97).map(f32::from_bits).collect();
-        let Some(got) = lanes_of(&x) else { return };
-        let mut differ = 0usize;
-        for (x, g) in x.iter().zip(&got) {
-            let want = reference(*x);
-            if want.is_nan() {
-                assert!(g.is_nan(), "x = {x}");
-                continue;
+        for run in KERNELS_OF {
+            let Some(got) = run(&x) else { continue };
+            let mut differ = 0usize;
+            for (x, g) in x.iter().zip(&got) {
+                let want = reference(*x);
+                if want.is_nan() {
+                    assert!(g.is_nan(), "x = {x}");
+                    continue;
+                }
+                let d = ulps(*g, want);
+                assert!(d <= 1, "x = {x:e}: {g:e} against {want:e}");
+                differ += d as usize;
             }
-            let d = ulps(*g, want);
-            assert!(d <= 1, "x = {x:e}: {g:e} against {want:e}");
-            differ += d as usize;
+            assert!(differ * 1000 < x.len(), "{differ} of {} differ", x.len());
         }
-        assert!(differ * 1000 < x.len(), "{differ} of {} differ", x.len());
     }
 
     /// All 2^32 inputs (15 s in release with two threads): `cargo test
@@ -348,12 +479,21 @@ mod tests {
     #[test]
     #[ignore]
     fn lanes_match_the_reference_on_every_f32() {
+        // One ulp off: 1,684,894 inputs in sixteen lanes, 3,036,376 in
+        // eight (|r| twice as large: Horner's roundings weigh more).
+        for (run, limit) in KERNELS_OF.into_iter().zip([2_000_000, 3_500_000]) {
+            every_f32(run, limit);
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn every_f32(run: Run, limit: u64) {
         use rayon::prelude::*;
         let (worse, differ) = (0u32..1 << 16)
             .into_par_iter()
             .map(|high| {
                 let x: Vec<f32> = (0..1u32 << 16).map(|low| f32::from_bits(high << 16 | low)).collect();
-                let got = lanes_of(&x).unwrap_or_default();
+                let got = run(&x).unwrap_or_default();
                 let (mut worse, mut differ) = (0u64, 0u64);
                 for (x, g) in x.iter().zip(&got) {
                     let want = reference(*x);
@@ -367,7 +507,8 @@ mod tests {
                 (worse, differ)
             })
             .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+        eprintln!("{differ} of 2^32 one ulp from the reference");
         assert_eq!(worse, 0);
-        assert!(differ < 2_000_000, "{differ}");
+        assert!(differ < limit, "{differ}");
     }
 }

@@ -18,14 +18,39 @@ pub mod tanh;
 
 use crate::kernels::elementwise::Side;
 
-/// A lanes kernel: writes `f(v[i])` into every `out[i]` (sixteen f32 lanes,
-/// AVX-512); the caller checks the ISA.
+/// A lanes kernel: writes `f(v[i])` into every `out[i]`; the caller checks
+/// the ISA.
 pub(crate) type F32Lanes = unsafe fn(&[f32], &mut [std::mem::MaybeUninit<f32>]);
 
+/// A function's lanes kernels: sixteen f32 lanes on AVX-512, and eight on
+/// AVX2 where the function has them.
+#[derive(Clone, Copy)]
+pub(crate) struct Kernels {
+    pub avx512: F32Lanes,
+    pub avx2: Option<F32Lanes>,
+}
+
+impl Kernels {
+    /// An AVX-512 kernel only.
+    pub(crate) const fn avx512(avx512: F32Lanes) -> Kernels {
+        Kernels { avx512, avx2: None }
+    }
+
+    /// The kernel for this CPU (capped by `XLAREF_FAST_ISA`), if any.
+    fn here(self) -> Option<F32Lanes> {
+        use crate::isa::{isa, Isa};
+        match isa() {
+            level if level >= Isa::Avx512 => Some(self.avx512),
+            Isa::Avx2 => self.avx2,
+            _ => None,
+        }
+    }
+}
+
 /// `f(v[i])` for every element of a whole array, across cores: through
-/// `lanes` where the CPU has AVX-512, else `f` per element. `stream` asks
-/// for non-temporal stores of a result too large for the caches (worth it
-/// for kernels that run at memory speed).
+/// the lanes kernel where the CPU has one, else `f` per element. `stream`
+/// asks for non-temporal stores of a result too large for the caches
+/// (worth it for kernels that run at memory speed).
 ///
 /// `f` is a generic function, not a `fn` pointer, so that it is inlined
 /// into the caller's loop compiled for the machine's vector features
@@ -33,15 +58,16 @@ pub(crate) type F32Lanes = unsafe fn(&[f32], &mut [std::mem::MaybeUninit<f32>]);
 /// x86-64, where `f64::mul_add` is a call into libm's `fma`: on an AVX2
 /// host (`XLAREF_FAST_ISA=avx2`) LayerNorm + GELU 2048×768 took 39 ms,
 /// 3.9 ms since.
-pub(crate) fn f32_all(v: &[f32], lanes: F32Lanes, f: impl Fn(f32) -> f32 + Sync, stream: bool) -> Vec<f32> {
+pub(crate) fn f32_all(v: &[f32], lanes: Kernels, f: impl Fn(f32) -> f32 + Sync, stream: bool) -> Vec<f32> {
     #[cfg(target_arch = "x86_64")]
-    if crate::isa::isa() >= crate::isa::Isa::Avx512 {
+    if let Some(lanes) = lanes.here() {
         let streaming = stream && crate::stream::worth_it::<f32>(v.len());
         return crate::par::build(v.len(), |start, chunk| {
             crate::stream::fill(chunk, streaming, |offset, part| {
                 let from = start + offset;
-                // SAFETY: `isa()` never exceeds what the CPU has; `part`
-                // holds the results of `v[from..from + part.len()]`.
+                // SAFETY: `isa()` never exceeds what the CPU has, and
+                // `here` picks the kernel of its level; `part` holds the
+                // results of `v[from..from + part.len()]`.
                 unsafe { lanes(&v[from..from + part.len()], part) }
             })
         });
@@ -50,15 +76,15 @@ pub(crate) fn f32_all(v: &[f32], lanes: F32Lanes, f: impl Fn(f32) -> f32 + Sync,
     crate::par::map_heavy(v, f)
 }
 
-/// `out[i] = f(v[i])` for a fused tile, on this thread: through `lanes`
-/// (sixteen f32 lanes) where the CPU has AVX-512, else `f` per element.
-/// `lanes` must write every element of its output it is given.
-pub(crate) fn f32_into(v: &[f32], out: &mut [f32], lanes: F32Lanes, f: impl Fn(f32) -> f32) {
+/// `out[i] = f(v[i])` for a fused tile, on this thread: through the lanes
+/// kernel where the CPU has one, else `f` per element. The kernel must
+/// write every element of its output it is given.
+pub(crate) fn f32_into(v: &[f32], out: &mut [f32], lanes: Kernels, f: impl Fn(f32) -> f32) {
     #[cfg(target_arch = "x86_64")]
-    if crate::isa::isa() >= crate::isa::Isa::Avx512 {
+    if let Some(lanes) = lanes.here() {
         // SAFETY: a `&mut [f32]` viewed as `MaybeUninit<f32>`s, which
         // `lanes` only writes initialized values to; `isa()` never exceeds
-        // what the CPU has (the lanes kernels need AVX-512).
+        // what the CPU has, and `here` picks the kernel of its level.
         unsafe {
             let out = &mut *(out as *mut [f32] as *mut [std::mem::MaybeUninit<f32>]);
             lanes(v, out)

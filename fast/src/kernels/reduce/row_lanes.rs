@@ -1,6 +1,7 @@
-//! f32 and f64 row folds (Add, Max, Min) in AVX-512 lanes, in exactly the
-//! order and grouping of [`super::fold_any_order`]: its 64 partial results
-//! are four (f32) or eight (f64) vectors, the first 64 values start them,
+//! f32 and f64 row folds (Add, Max, Min) in AVX-512 or AVX2 lanes, in
+//! exactly the order and grouping of [`super::fold_any_order`]: its 64
+//! partial results are four (f32) or eight (f64) zmm vectors, or eight or
+//! sixteen ymm ones, the first 64 values start them,
 //! each later chunk of 64 is combined into them in position order, the
 //! halving tree runs on whole vectors down to one vector and then on its
 //! lanes, and the tail after the last whole chunk is folded in order last.
@@ -37,44 +38,23 @@ fn scalar<T: crate::elem::float::Wide + std::ops::Add<Output = T>>(op: LaneOp, a
 /// Values of `fold_any_order` per partial result.
 pub(crate) const PARTS: usize = 64;
 
+/// A row-fold module for one element type and vector width, compiled for
+/// `$features`; `$helpers` holds its exact `max`/`min` and `marks` (see
+/// `plain`).
 macro_rules! row_lanes {
-    ($t:ty, $module:ident, $public:ident, $vec:ty, $lanes:expr, $loadu:ident, $storeu:ident, $add:ident,
-     $cmp:ident, $blend:ident, $movemask:ident, $cast:ident, $max_ps:ident, $min_ps:ident, $fpclass:ident) => {
+    ($t:ty, $module:ident, $features:literal, $helpers:ident, $vec:ty, $lanes:expr, $loadu:ident, $storeu:ident, $add:ident,
+     $max_ps:ident, $min_ps:ident) => {
         #[cfg(target_arch = "x86_64")]
         pub(crate) mod $module {
+            use super::$helpers::{marks, max, min};
             use super::{scalar, LaneOp, PARTS};
             use std::arch::x86_64::*;
 
             pub(crate) const VECTORS: usize = PARTS / $lanes;
 
-            /// IEEE maximum as `elem::float::maximum`: NaN `a`, else NaN
-            /// `b`, else the greater, +0 over -0.
-            #[inline]
-            #[target_feature(enable = "avx512f,avx512dq")]
-            unsafe fn max(a: $vec, b: $vec) -> $vec {
-                let nan_a = $cmp::<_CMP_UNORD_Q>(a, a);
-                let nan_b = $cmp::<_CMP_UNORD_Q>(b, b);
-                let greater = $cmp::<_CMP_GT_OQ>(a, b);
-                let equal = $cmp::<_CMP_EQ_OQ>(a, b);
-                let take_a = nan_a | (!nan_b & (greater | (equal & $movemask($cast(b)))));
-                $blend(take_a, b, a)
-            }
-
-            /// IEEE minimum as `elem::float::minimum`.
-            #[inline]
-            #[target_feature(enable = "avx512f,avx512dq")]
-            unsafe fn min(a: $vec, b: $vec) -> $vec {
-                let nan_a = $cmp::<_CMP_UNORD_Q>(a, a);
-                let nan_b = $cmp::<_CMP_UNORD_Q>(b, b);
-                let less = $cmp::<_CMP_LT_OQ>(a, b);
-                let equal = $cmp::<_CMP_EQ_OQ>(a, b);
-                let take_a = nan_a | (!nan_b & (less | (equal & $movemask($cast(a)))));
-                $blend(take_a, b, a)
-            }
-
             /// `fold_any_order`'s result before `acc` (see the module
-            /// comment); `xs.len() >= 2 * PARTS`, the CPU has AVX-512F/DQ.
-            #[target_feature(enable = "avx512f,avx512dq")]
+            /// comment); `xs.len() >= 2 * PARTS`, the CPU has `$features`.
+            #[target_feature(enable = $features)]
             pub(super) unsafe fn fold(op: LaneOp, xs: &[$t]) -> $t {
                 match op {
                     LaneOp::Add => exact(op, xs, |a, b| $add(a, b)),
@@ -93,7 +73,7 @@ macro_rules! row_lanes {
             #[inline(always)]
             unsafe fn plain(op: LaneOp, xs: &[$t], f: impl Fn($vec, $vec) -> $vec) -> Option<$t> {
                 // QNaN, +0, -0, SNaN.
-                let (folded, seen) = with(op, xs, f, |v| $fpclass::<0x87>(v) as u32);
+                let (folded, seen) = with(op, xs, f, |v| marks(v));
                 (seen == 0).then_some(folded)
             }
 
@@ -149,21 +129,65 @@ macro_rules! row_lanes {
 
             /// The sum of 64 partial sums in `fold_any_order`'s tree (for
             /// the register row sums of `fusion/lanes.rs`).
-            #[target_feature(enable = "avx512f,avx512dq")]
+            #[target_feature(enable = $features)]
             pub(crate) unsafe fn sum_partials(part: [$vec; VECTORS]) -> $t {
                 tree(LaneOp::Add, part, |a, b| $add(a, b))
             }
         }
+    };
+}
 
-        /// `fold_any_order(acc, xs, op)` in AVX-512 lanes; None when the
-        /// CPU has no AVX-512 or the row is shorter than two chunks (the
-        /// portable fold then folds in order, as it would).
+#[cfg(target_arch = "x86_64")]
+mod ymm;
+#[cfg(target_arch = "x86_64")]
+mod zmm;
+
+row_lanes!(
+    f32,
+    f32_lanes,
+    "avx512f,avx512dq",
+    zmm,
+    __m512,
+    16,
+    _mm512_loadu_ps,
+    _mm512_storeu_ps,
+    _mm512_add_ps,
+    _mm512_max_ps,
+    _mm512_min_ps
+);
+row_lanes!(
+    f64,
+    f64_lanes,
+    "avx512f,avx512dq",
+    zmm,
+    __m512d,
+    8,
+    _mm512_loadu_pd,
+    _mm512_storeu_pd,
+    _mm512_add_pd,
+    _mm512_max_pd,
+    _mm512_min_pd
+);
+row_lanes!(f32, f32_ymm, "avx2,fma", ymm, __m256, 8, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_add_ps, _mm256_max_ps, _mm256_min_ps);
+row_lanes!(f64, f64_ymm, "avx2,fma", ymm, __m256d, 4, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_add_pd, _mm256_max_pd, _mm256_min_pd);
+
+/// `fold_any_order(acc, xs, op)` in vector lanes (AVX-512, else AVX2);
+/// None when the CPU has neither or the row is shorter than two chunks
+/// (the portable fold then folds in order, as it would).
+macro_rules! public_fold {
+    ($t:ty, $public:ident, $zmm:ident, $ymm:ident) => {
         pub(crate) fn $public(op: LaneOp, acc: $t, xs: &[$t]) -> Option<$t> {
             #[cfg(target_arch = "x86_64")]
-            if xs.len() >= 2 * PARTS && crate::isa::isa() >= crate::isa::Isa::Avx512 {
+            if xs.len() >= 2 * PARTS && crate::isa::isa() >= crate::isa::Isa::Avx2 {
                 // SAFETY: the length was checked, and `isa()` never
                 // exceeds what the CPU has.
-                let folded = unsafe { $module::fold(op, xs) };
+                let folded = unsafe {
+                    if crate::isa::isa() >= crate::isa::Isa::Avx512 {
+                        $zmm::fold(op, xs)
+                    } else {
+                        $ymm::fold(op, xs)
+                    }
+                };
                 return Some(scalar(op, acc, folded));
             }
             let _ = (op, acc, xs);
@@ -172,42 +196,10 @@ macro_rules! row_lanes {
     };
 }
 
-row_lanes!(
-    f32,
-    f32_lanes,
-    fold_row_f32,
-    __m512,
-    16,
-    _mm512_loadu_ps,
-    _mm512_storeu_ps,
-    _mm512_add_ps,
-    _mm512_cmp_ps_mask,
-    _mm512_mask_blend_ps,
-    _mm512_movepi32_mask,
-    _mm512_castps_si512,
-    _mm512_max_ps,
-    _mm512_min_ps,
-    _mm512_fpclass_ps_mask
-);
-row_lanes!(
-    f64,
-    f64_lanes,
-    fold_row_f64,
-    __m512d,
-    8,
-    _mm512_loadu_pd,
-    _mm512_storeu_pd,
-    _mm512_add_pd,
-    _mm512_cmp_pd_mask,
-    _mm512_mask_blend_pd,
-    _mm512_movepi64_mask,
-    _mm512_castpd_si512,
-    _mm512_max_pd,
-    _mm512_min_pd,
-    _mm512_fpclass_pd_mask
-);
+public_fold!(f32, fold_row_f32, f32_lanes, f32_ymm);
+public_fold!(f64, fold_row_f64, f64_lanes, f64_ymm);
 
-#[cfg(test)]
+#[cfg(all(test, target_arch = "x86_64"))]
 mod tests {
     use super::super::fold_any_order;
     use super::*;
@@ -232,18 +224,35 @@ mod tests {
                     }
                 }
                 for op in [LaneOp::Add, LaneOp::Max, LaneOp::Min] {
-                    let want = portable(op, 0.5, &xs);
-                    let got = fold_row_f32(op, 0.5, &xs).unwrap_or(want);
-                    let same = got.to_bits() == want.to_bits() || (op == LaneOp::Add && got.is_nan() && want.is_nan());
-                    assert!(same, "{op:?} over {len} values, seed {seed}: {got} against {want}");
                     let xd: Vec<f64> = xs.iter().map(|&x| x as f64).collect();
-                    let want = fold_any_order(0.5, &xd, |a, b| scalar(op, a, b));
-                    let got = fold_row_f64(op, 0.5, &xd).unwrap_or(want);
-                    let same = got.to_bits() == want.to_bits() || (op == LaneOp::Add && got.is_nan() && want.is_nan());
-                    assert!(same, "f64 {op:?} over {len} values, seed {seed}: {got} against {want}");
+                    let (want, want_d) = (portable(op, 0.5, &xs), fold_any_order(0.5, &xd, |a, b| scalar(op, a, b)));
+                    for (got, got_d, isa) in [
+                        (fold_row_f32(op, 0.5, &xs), fold_row_f64(op, 0.5, &xd), "dispatched"),
+                        (ymm_fold(op, 0.5, &xs, f32_ymm::fold), ymm_fold(op, 0.5, &xd, f64_ymm::fold), "AVX2"),
+                    ] {
+                        let got = got.unwrap_or(want);
+                        let same = got.to_bits() == want.to_bits() || (op == LaneOp::Add && got.is_nan() && want.is_nan());
+                        assert!(same, "{isa} {op:?} over {len} values, seed {seed}: {got} against {want}");
+                        let got = got_d.unwrap_or(want_d);
+                        let same = got.to_bits() == want_d.to_bits() || (op == LaneOp::Add && got.is_nan() && want_d.is_nan());
+                        assert!(same, "{isa} f64 {op:?} over {len} values, seed {seed}: {got} against {want_d}");
+                    }
                 }
             }
         }
+    }
+
+    /// The AVX2 fold whatever the ISA cap, where the CPU has AVX2 (an
+    /// AVX-512 host's dispatch never reaches it).
+    fn ymm_fold<T: crate::elem::float::Wide + std::ops::Add<Output = T>>(
+        op: LaneOp,
+        acc: T,
+        xs: &[T],
+        fold: unsafe fn(LaneOp, &[T]) -> T,
+    ) -> Option<T> {
+        let usable = is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") && xs.len() >= 2 * PARTS;
+        // SAFETY: the CPU has the features and the row is long enough.
+        usable.then(|| scalar(op, acc, unsafe { fold(op, xs) }))
     }
 
     /// Cost of one 512-value row fold, L1-resident (`cargo test --release

@@ -1,6 +1,9 @@
 //! Register chains: a run of light arithmetic members of an f32 or f64
-//! group evaluated sixteen (f32) or eight (f64) positions at a time, each
-//! member's value kept in a vector register for the next one.
+//! group evaluated a block of positions at a time, each member's value kept
+//! in vector registers for the next one: sixteen zmm vectors per block on
+//! AVX-512 hosts, eight ymm vectors on AVX2 hosts (the same code, `chain_lanes!`,
+//! instantiated for each width; `zmm.rs` and `ymm.rs` hold the few
+//! operations that differ).
 //!
 //! The tile runner otherwise runs a member over the whole tile before the
 //! next: each member loads its operands from L1 and stores its result
@@ -18,10 +21,11 @@
 //! markers of `choose.rs`: a comparison gives bits one or zero, Select
 //! picks by the marker's bits, exactly as the tiles do.
 //! For f32 also Exp and Tanh: their lanes are the very functions the
-//! whole-array kernels apply on AVX-512 (`elem::exp`, `elem::tanh`), so a
-//! GELU or a softmax numerator is one pass per tile and still equals the
-//! op-by-op result bit for bit. (f64 has no lane version of either; its
-//! Exp and Tanh members run on their own, as before.)
+//! whole-array kernels apply on the same host (`elem::exp`, `elem::tanh`:
+//! sixteen lanes on AVX-512, eight on AVX2), so a GELU or a softmax
+//! numerator is one pass per tile and still equals the op-by-op result bit
+//! for bit. (f64 has no lane version of either; its Exp and Tanh members
+//! run on their own, as before.)
 
 use crate::isa::{isa, Isa};
 use xlaref_reference::ir::Direction;
@@ -78,7 +82,8 @@ pub(super) struct Link<T> {
 
 /// The element types chains run on.
 pub(super) trait ChainFloat: Copy {
-    /// Whether chains of this type run here (f32 and f64 on AVX-512).
+    /// Whether chains of this type run here (f32 and f64 on AVX-512 and
+    /// AVX2).
     fn chains() -> bool;
 
     /// Whether `op` can be a link of this type's chains.
@@ -120,19 +125,28 @@ pub(super) fn sums_in_registers(len: usize) -> bool {
     len.is_multiple_of(PARTIAL_SUMS) && len >= 2 * PARTIAL_SUMS
 }
 
-/// Whether this CPU runs chains.
+/// Whether this CPU runs chains (AVX-512 or AVX2).
 pub(super) fn available() -> bool {
-    cfg!(target_arch = "x86_64") && isa() >= Isa::Avx512
+    cfg!(target_arch = "x86_64") && isa() >= Isa::Avx2
 }
 
-macro_rules! chain_impl {
-    ($t:ty, $module:ident, $vec:ty, $mask:ty, $lanes:expr,
+#[cfg(target_arch = "x86_64")]
+mod ymm;
+#[cfg(target_arch = "x86_64")]
+mod zmm;
+
+/// A chain module for one element type and vector width: `run` and
+/// `run_sum`, compiled for `$features`, over vectors of `$lanes` values
+/// and `$unroll` of them per block.
+macro_rules! chain_lanes {
+    ($t:ty, $module:ident, $features:literal, $helpers:ident, $vec:ty, $mask:ty, $lanes:expr, $unroll:expr,
      $loadu:ident, $storeu:ident, $maskz_loadu:ident, $mask_storeu:ident, $stream:ident, $set1:ident,
      $add:ident, $sub:ident, $mul:ident, $div:ident, $sqrt:ident, $xor:ident, $andnot:ident,
-     $cmp:ident, $maskz_mov:ident, $blend:ident, $cast_int:ident, $test:ident,
-     transcendental: $transcendental:expr, $exp:path, $tanh:path, $row:path) => {
+     $cmp:ident, $maskz_mov:ident, $select:ident, $exp:path, $tanh:path, $row:path) => {
         #[cfg(target_arch = "x86_64")]
         mod $module {
+            #[allow(unused_imports)]
+            use super::$helpers::*;
             use super::{Arg, Direction, Link, LinkOp, PARTIAL_SUMS};
             use std::arch::x86_64::*;
             use $row as row;
@@ -140,12 +154,13 @@ macro_rules! chain_impl {
             /// Vectors per block: a link's dispatch is paid once for this
             /// many. Each link updates the block's values in place (an
             /// operand from memory is an instruction's memory operand), so
-            /// sixteen values and a few temporaries fit the 32 registers.
-            const UNROLL: usize = 16;
+            /// the values and a few temporaries must fit the registers:
+            /// sixteen of the 32 zmm, eight of the 16 ymm.
+            const UNROLL: usize = $unroll;
             type Regs = [$vec; UNROLL];
 
-            /// See [`super::ChainFloat::run_chain`]; the CPU has AVX-512F and DQ.
-            #[target_feature(enable = "avx512f,avx512dq")]
+            /// See [`super::ChainFloat::run_chain`]; the CPU has `$features`.
+            #[target_feature(enable = $features)]
             pub(super) unsafe fn run(links: &[Link<$t>], start: usize, len: usize) {
                 // Two copies of the loop: a check for streaming in the
                 // one every other chain runs made GELU's light links
@@ -183,12 +198,12 @@ macro_rules! chain_impl {
             }
 
             /// See [`super::ChainFloat::run_chain_sum`]; the CPU has
-            /// AVX-512F and DQ, `len` is a multiple of the partial sums and
-            /// at least two of them. Vector `p` of `part` holds partial
+            /// `$features`, `len` is a multiple of the partial sums and at
+            /// least two of them. Vector `p` of `part` holds partial
             /// sums `p·lanes ..`, which take positions `≡ p·lanes + l`
             /// (mod 64): the first 64 values start them, later ones are
             /// added in position order, then the halving tree.
-            #[target_feature(enable = "avx512f,avx512dq")]
+            #[target_feature(enable = $features)]
             pub(super) unsafe fn run_sum(links: &[Link<$t>], start: usize, len: usize) -> $t {
                 const BLOCK: usize = $lanes * UNROLL;
                 const PARTS: usize = row::VECTORS;
@@ -243,8 +258,7 @@ macro_rules! chain_impl {
                             let (b, c) = (arg::<FULL>(b, &v, at, masks), arg::<FULL>(l.c, &v, at, masks));
                             unary::<FULL>(&mut v, a, at, masks, |x| x);
                             for k in 0..UNROLL {
-                                let bits = $cast_int(v[k]);
-                                v[k] = $blend($test(bits, bits), c[k], b[k]);
+                                v[k] = $select(v[k], b[k], c[k]);
                             }
                         }
                     }
@@ -374,18 +388,14 @@ macro_rules! chain_impl {
             /// over 4M f32). In place: an input and an output copy cost a
             /// block of stores more (one thread, `chain_costs`: the Tanh
             /// link 0.50 -> 0.47-0.49 ns per element).
-            #[target_feature(enable = "avx512f,avx512dq")]
+            #[target_feature(enable = $features)]
             unsafe fn exp_regs(v: &mut Regs) {
-                for x in v.iter_mut() {
-                    *x = $exp(*x);
-                }
+                *v = $exp(*v);
             }
 
-            #[target_feature(enable = "avx512f,avx512dq")]
+            #[target_feature(enable = $features)]
             unsafe fn tanh_regs(v: &mut Regs) {
-                for x in v.iter_mut() {
-                    *x = $tanh(*x);
-                }
+                *v = $tanh(*v);
             }
 
             /// `f` on a copy of the block's values: the copy's address goes
@@ -411,48 +421,17 @@ macro_rules! chain_impl {
                 }
             }
         }
-
-        impl ChainFloat for $t {
-            fn chains() -> bool {
-                available()
-            }
-
-            fn has_link(op: LinkOp) -> bool {
-                $transcendental || !matches!(op, LinkOp::Exp | LinkOp::Tanh)
-            }
-
-            unsafe fn run_chain(links: &[Link<$t>], start: usize, len: usize) -> bool {
-                #[cfg(target_arch = "x86_64")]
-                if available() && links.iter().all(|l| Self::has_link(l.op)) {
-                    $module::run(links, start, len);
-                    return true;
-                }
-                let _ = (links, start, len);
-                false
-            }
-
-            unsafe fn run_chain_sum(links: &[Link<$t>], start: usize, len: usize) -> Option<$t> {
-                let whole = sums_in_registers(len);
-                #[cfg(target_arch = "x86_64")]
-                if whole && available() && links.iter().all(|l| Self::has_link(l.op)) {
-                    return Some($module::run_sum(links, start, len));
-                }
-                let _ = (links, start, whole);
-                None
-            }
-
-            fn plus(a: $t, b: $t) -> $t {
-                a + b
-            }
-        }
     };
 }
 
-chain_impl!(
+chain_lanes!(
     f32,
-    f32_lanes,
+    f32_zmm,
+    "avx512f,avx512dq",
+    zmm,
     __m512,
     u16,
+    16,
     16,
     _mm512_loadu_ps,
     _mm512_storeu_ps,
@@ -469,20 +448,20 @@ chain_impl!(
     _mm512_andnot_ps,
     _mm512_cmp_ps_mask,
     _mm512_maskz_mov_ps,
-    _mm512_mask_blend_ps,
-    _mm512_castps_si512,
-    _mm512_test_epi32_mask,
-    transcendental: true,
-    crate::elem::exp::lanes::exp16_tabled,
-    crate::elem::tanh::lanes::tanh16,
+    select_ps,
+    exp_block,
+    tanh_block,
     crate::kernels::reduce::row_lanes::f32_lanes
 );
-chain_impl!(
+chain_lanes!(
     f64,
-    f64_lanes,
+    f64_zmm,
+    "avx512f,avx512dq",
+    zmm,
     __m512d,
     u8,
     8,
+    16,
     _mm512_loadu_pd,
     _mm512_storeu_pd,
     _mm512_maskz_loadu_pd,
@@ -498,22 +477,117 @@ chain_impl!(
     _mm512_andnot_pd,
     _mm512_cmp_pd_mask,
     _mm512_maskz_mov_pd,
-    _mm512_mask_blend_pd,
-    _mm512_castpd_si512,
-    _mm512_test_epi64_mask,
-    transcendental: false,
-    super::no_lanes,
-    super::no_lanes,
+    select_pd,
+    no_lanes,
+    no_lanes,
     crate::kernels::reduce::row_lanes::f64_lanes
 );
+chain_lanes!(
+    f32,
+    f32_ymm,
+    "avx2,fma",
+    ymm,
+    __m256,
+    u8,
+    8,
+    8,
+    _mm256_loadu_ps,
+    _mm256_storeu_ps,
+    maskz_loadu_ps,
+    mask_storeu_ps,
+    _mm256_stream_ps,
+    _mm256_set1_ps,
+    _mm256_add_ps,
+    _mm256_sub_ps,
+    _mm256_mul_ps,
+    _mm256_div_ps,
+    _mm256_sqrt_ps,
+    _mm256_xor_ps,
+    _mm256_andnot_ps,
+    _mm256_cmp_ps,
+    _mm256_and_ps,
+    select_ps,
+    exp_block,
+    tanh_block,
+    crate::kernels::reduce::row_lanes::f32_ymm
+);
+chain_lanes!(
+    f64,
+    f64_ymm,
+    "avx2,fma",
+    ymm,
+    __m256d,
+    u8,
+    4,
+    8,
+    _mm256_loadu_pd,
+    _mm256_storeu_pd,
+    maskz_loadu_pd,
+    mask_storeu_pd,
+    _mm256_stream_pd,
+    _mm256_set1_pd,
+    _mm256_add_pd,
+    _mm256_sub_pd,
+    _mm256_mul_pd,
+    _mm256_div_pd,
+    _mm256_sqrt_pd,
+    _mm256_xor_pd,
+    _mm256_andnot_pd,
+    _mm256_cmp_pd,
+    _mm256_and_pd,
+    select_pd,
+    no_lanes,
+    no_lanes,
+    crate::kernels::reduce::row_lanes::f64_ymm
+);
 
-/// f64 Exp and Tanh have no lanes: `has_link` keeps them out of f64
-/// chains, and `run_chain` refuses a chain with one.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-unsafe fn no_lanes(_: std::arch::x86_64::__m512d) -> std::arch::x86_64::__m512d {
-    std::arch::x86_64::_mm512_set1_pd(f64::NAN)
+/// The element type's chains: on the AVX-512 module where the CPU has
+/// AVX-512, else on the AVX2 one. `$transcendental`: Exp and Tanh links
+/// (f32 only: f64 has no lane version of either).
+macro_rules! chain_float {
+    ($t:ty, $zmm:ident, $ymm:ident, transcendental: $transcendental:expr) => {
+        impl ChainFloat for $t {
+            fn chains() -> bool {
+                available()
+            }
+
+            fn has_link(op: LinkOp) -> bool {
+                $transcendental || !matches!(op, LinkOp::Exp | LinkOp::Tanh)
+            }
+
+            unsafe fn run_chain(links: &[Link<$t>], start: usize, len: usize) -> bool {
+                #[cfg(target_arch = "x86_64")]
+                if available() && links.iter().all(|l| Self::has_link(l.op)) {
+                    if isa() >= Isa::Avx512 {
+                        $zmm::run(links, start, len);
+                    } else {
+                        $ymm::run(links, start, len);
+                    }
+                    return true;
+                }
+                let _ = (links, start, len);
+                false
+            }
+
+            unsafe fn run_chain_sum(links: &[Link<$t>], start: usize, len: usize) -> Option<$t> {
+                let whole = sums_in_registers(len);
+                #[cfg(target_arch = "x86_64")]
+                if whole && available() && links.iter().all(|l| Self::has_link(l.op)) {
+                    return Some(if isa() >= Isa::Avx512 { $zmm::run_sum(links, start, len) } else { $ymm::run_sum(links, start, len) });
+                }
+                let _ = (links, start, whole);
+                None
+            }
+
+            fn plus(a: $t, b: $t) -> $t {
+                a + b
+            }
+        }
+    };
 }
+
+chain_float!(f32, f32_zmm, f32_ymm, transcendental: true);
+chain_float!(f64, f64_zmm, f64_ymm, transcendental: false);
 
 /// Half-precision values round after every op: no chains.
 macro_rules! no_chains {
@@ -549,137 +623,4 @@ no_chains!(half::f16, half::bf16);
 /// chain_costs -- --ignored --nocapture`): prints ns per element; asserts
 /// that a Tanh link and the GELU chain give the op-by-op values bit for bit.
 #[cfg(all(test, target_arch = "x86_64"))]
-mod timing {
-    use super::*;
-    use std::time::Instant;
-
-    fn time(name: &str, n: usize, f: &mut dyn FnMut()) {
-        let reps = 20000;
-        let mut best = f64::INFINITY;
-        for _ in 0..5 {
-            let t = Instant::now();
-            for _ in 0..reps {
-                f();
-            }
-            best = best.min(t.elapsed().as_secs_f64());
-        }
-        eprintln!("{name}: {:.3} ns/elem", best * 1e9 / (reps * n) as f64);
-    }
-
-    fn link(op: LinkOp, a: Arg<f32>, b: Arg<f32>, store: *mut f32) -> Link<f32> {
-        Link { op, a, b, c: Arg::One(0.0), store, stream: false }
-    }
-
-    #[test]
-    #[ignore]
-    fn chain_costs() {
-        if !available() {
-            return;
-        }
-        let n = 1024;
-        let x: Vec<f32> = (0..n).map(|i| (i as f32 - 512.0) / 200.0).collect();
-        let (mut by_link, mut by_kernel) = (vec![0f32; n], vec![0f32; n]);
-        let tanh_only = [link(LinkOp::Tanh, Arg::At(x.as_ptr()), Arg::One(0.0), by_link.as_mut_ptr())];
-        // SAFETY: the link reads `n` values of `x` and writes `n` of `by_link`.
-        time("tanh link", n, &mut || unsafe {
-            f32::run_chain(&tanh_only, 0, n);
-        });
-        time("tanh kernel", n, &mut || crate::elem::tanh::tanh_f32_into(&x, &mut by_kernel));
-        assert!(by_link.iter().zip(&by_kernel).all(|(a, b)| a.to_bits() == b.to_bits()));
-        let mut gelu = vec![0f32; n];
-        let xp = x.as_ptr();
-        let none = std::ptr::null_mut();
-        let chain = [
-            link(LinkOp::Mul, Arg::At(xp), Arg::At(xp), none),
-            link(LinkOp::Mul, Arg::Prev, Arg::At(xp), none),
-            link(LinkOp::Mul, Arg::Prev, Arg::One(0.044715), none),
-            link(LinkOp::Add, Arg::At(xp), Arg::Prev, none),
-            link(LinkOp::Mul, Arg::Prev, Arg::One(0.797_884_6), none),
-            link(LinkOp::Tanh, Arg::Prev, Arg::One(0.0), none),
-            link(LinkOp::Add, Arg::Prev, Arg::One(1.0), none),
-            link(LinkOp::Mul, Arg::Prev, Arg::One(0.5), none),
-            link(LinkOp::Mul, Arg::At(xp), Arg::Prev, gelu.as_mut_ptr()),
-        ];
-        // SAFETY: the links read `n` values of `x` and write `n` of `gelu`.
-        time("gelu chain", n, &mut || unsafe {
-            f32::run_chain(&chain, 0, n);
-        });
-        let u: Vec<f32> = x.iter().map(|&v| (v + v * v * v * 0.044715) * 0.797_884_6).collect();
-        crate::elem::tanh::tanh_f32_into(&u, &mut by_kernel);
-        for ((&v, &t), &g) in x.iter().zip(&by_kernel).zip(&gelu) {
-            assert_eq!((v * ((t + 1.0) * 0.5)).to_bits(), g.to_bits(), "gelu({v})");
-        }
-        let light: Vec<_> = chain.iter().copied().filter(|l| l.op != LinkOp::Tanh).collect();
-        // SAFETY: as above.
-        time("gelu without tanh", n, &mut || unsafe {
-            f32::run_chain(&light, 0, n);
-        });
-        layernorm_gelu(&x);
-    }
-
-    /// LayerNorm's last steps and GELU, as the tile runner links them for
-    /// one 1024-position row (`add.15` stored: three later links read it).
-    fn ln_gelu_links(x: *const f32, gamma: *const f32, beta: *const f32, kept: *mut f32, out: *mut f32) -> Vec<Link<f32>> {
-        let none = std::ptr::null_mut();
-        let k = kept as *const f32;
-        vec![
-            link(LinkOp::Sub, Arg::At(x), Arg::One(0.1), none),
-            link(LinkOp::Mul, Arg::Prev, Arg::One(1.3), none),
-            link(LinkOp::Mul, Arg::Prev, Arg::At(gamma), none),
-            link(LinkOp::Add, Arg::Prev, Arg::At(beta), kept),
-            link(LinkOp::Mul, Arg::Prev, Arg::At(k), none),
-            link(LinkOp::Mul, Arg::Prev, Arg::At(k), none),
-            link(LinkOp::Mul, Arg::Prev, Arg::One(0.044715), none),
-            link(LinkOp::Add, Arg::At(k), Arg::Prev, none),
-            link(LinkOp::Mul, Arg::Prev, Arg::One(0.797_884_6), none),
-            link(LinkOp::Tanh, Arg::Prev, Arg::One(0.0), none),
-            link(LinkOp::Add, Arg::Prev, Arg::One(1.0), none),
-            link(LinkOp::Mul, Arg::Prev, Arg::One(0.5), none),
-            link(LinkOp::Mul, Arg::At(k), Arg::Prev, out),
-        ]
-    }
-
-    /// The LayerNorm + GELU chain on one L1-resident row, and row by row
-    /// over f32[4096, 1024] (the result written with plain stores, then
-    /// streamed past the caches).
-    fn layernorm_gelu(x: &[f32]) {
-        let n = x.len();
-        let gamma: Vec<f32> = (0..n).map(|i| 1.0 + i as f32 * 1e-4).collect();
-        let beta: Vec<f32> = (0..n).map(|i| i as f32 * 1e-4).collect();
-        let (mut kept, mut out) = (vec![0f32; n], vec![0f32; n]);
-        let links = ln_gelu_links(x.as_ptr(), gamma.as_ptr(), beta.as_ptr(), kept.as_mut_ptr(), out.as_mut_ptr());
-        // SAFETY: every link reads `n` values of a vector of `n` and writes `n` of one.
-        time("layernorm gelu chain, one row", n, &mut || unsafe {
-            f32::run_chain(&links, 0, n);
-        });
-        let light: Vec<_> = links.iter().copied().filter(|l| l.op != LinkOp::Tanh).collect();
-        // SAFETY: as above.
-        time("layernorm gelu without tanh, one row", n, &mut || unsafe {
-            f32::run_chain(&light, 0, n);
-        });
-        let rows = 4096;
-        let big: Vec<f32> = (0..rows * n).map(|i| x[i % n] + (i / n) as f32 * 1e-3).collect();
-        let mut big_out = vec![0f32; rows * n];
-        for stream in [false, true] {
-            let mut best = f64::INFINITY;
-            for _ in 0..20 {
-                let t = Instant::now();
-                for r in 0..rows {
-                    let mut links = ln_gelu_links(
-                        big[r * n..].as_ptr(),
-                        gamma.as_ptr(),
-                        beta.as_ptr(),
-                        kept.as_mut_ptr(),
-                        big_out[r * n..].as_mut_ptr(),
-                    );
-                    links[12].stream = stream;
-                    // SAFETY: row `r` of `big` and `big_out` has `n` values.
-                    unsafe { f32::run_chain(&links, 0, n) };
-                }
-                crate::stream::fence();
-                best = best.min(t.elapsed().as_secs_f64());
-            }
-            eprintln!("layernorm gelu chain, f32[4096,1024], streamed result {stream}: {:.3} ns/elem", best * 1e9 / (rows * n) as f64);
-        }
-    }
-}
+mod timing;
