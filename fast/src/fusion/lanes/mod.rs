@@ -390,12 +390,12 @@ macro_rules! chain_lanes {
             /// link 0.50 -> 0.47-0.49 ns per element).
             #[target_feature(enable = $features)]
             unsafe fn exp_regs(v: &mut Regs) {
-                *v = $exp(*v);
+                $exp(v);
             }
 
             #[target_feature(enable = $features)]
             unsafe fn tanh_regs(v: &mut Regs) {
-                *v = $tanh(*v);
+                $tanh(v);
             }
 
             /// `f` on a copy of the block's values: the copy's address goes

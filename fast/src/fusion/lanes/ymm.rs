@@ -58,13 +58,12 @@ pub(super) unsafe fn select_pd(v: __m256d, b: __m256d, c: __m256d) -> __m256d {
     _mm256_blendv_pd(b, c, _mm256_castsi256_pd(zero))
 }
 
-/// An Exp link over a block: the whole-array kernel's lanes.
+/// An Exp link over a block, in place: the whole-array kernel's lanes.
 #[inline(always)]
-pub(super) unsafe fn exp_block<const N: usize>(mut v: [__m256; N]) -> [__m256; N] {
+pub(super) unsafe fn exp_block<const N: usize>(v: &mut [__m256; N]) {
     for x in v.iter_mut() {
         *x = crate::elem::exp::lanes8::exp8(*x);
     }
-    v
 }
 
 /// A Tanh link over a block: the whole-array kernel's lanes, two vectors
@@ -72,7 +71,7 @@ pub(super) unsafe fn exp_block<const N: usize>(mut v: [__m256; N]) -> [__m256; N
 /// fours they spilled: `chain_costs`' Tanh link took 0.83-0.89 ns per
 /// element against 0.76 in pairs and 1.27 one by one.
 #[inline(always)]
-pub(super) unsafe fn tanh_block<const N: usize>(mut v: [__m256; N]) -> [__m256; N] {
+pub(super) unsafe fn tanh_block<const N: usize>(v: &mut [__m256; N]) {
     use crate::elem::tanh::lanes8::{tanh8, tanh8_n};
     let mut k = 0;
     while k + 2 <= N {
@@ -82,11 +81,10 @@ pub(super) unsafe fn tanh_block<const N: usize>(mut v: [__m256; N]) -> [__m256; 
     if k < N {
         v[k] = tanh8(v[k]);
     }
-    v
 }
 
 /// f64 Exp and Tanh have no lanes (see `zmm::no_lanes`).
 #[inline(always)]
-pub(super) unsafe fn no_lanes<const N: usize>(_: [__m256d; N]) -> [__m256d; N] {
-    [_mm256_set1_pd(f64::NAN); N]
+pub(super) unsafe fn no_lanes<const N: usize>(v: &mut [__m256d; N]) {
+    *v = [_mm256_set1_pd(f64::NAN); N];
 }

@@ -18,27 +18,26 @@ pub(super) unsafe fn select_pd(v: __m512d, b: __m512d, c: __m512d) -> __m512d {
     _mm512_mask_blend_pd(_mm512_test_epi64_mask(bits, bits), c, b)
 }
 
-/// An Exp link over a block: the whole-array kernel's lanes.
+/// An Exp link over a block, in place (a copy in and out cost two
+/// `memcpy` calls a block): the whole-array kernel's lanes.
 #[inline(always)]
-pub(super) unsafe fn exp_block<const N: usize>(mut v: [__m512; N]) -> [__m512; N] {
+pub(super) unsafe fn exp_block<const N: usize>(v: &mut [__m512; N]) {
     for x in v.iter_mut() {
         *x = crate::elem::exp::lanes::exp16_tabled(*x);
     }
-    v
 }
 
 /// A Tanh link over a block: the whole-array kernel's lanes.
 #[inline(always)]
-pub(super) unsafe fn tanh_block<const N: usize>(mut v: [__m512; N]) -> [__m512; N] {
+pub(super) unsafe fn tanh_block<const N: usize>(v: &mut [__m512; N]) {
     for x in v.iter_mut() {
         *x = crate::elem::tanh::lanes::tanh16(*x);
     }
-    v
 }
 
 /// f64 Exp and Tanh have no lanes: `has_link` keeps them out of f64
 /// chains, and `run_chain` refuses a chain with one.
 #[inline(always)]
-pub(super) unsafe fn no_lanes<const N: usize>(_: [__m512d; N]) -> [__m512d; N] {
-    [_mm512_set1_pd(f64::NAN); N]
+pub(super) unsafe fn no_lanes<const N: usize>(v: &mut [__m512d; N]) {
+    *v = [_mm512_set1_pd(f64::NAN); N];
 }
