@@ -17,6 +17,9 @@ For each program this writes, into DIR:
 Run it, then `xlaref bench --programs DIR`, in the same session: hosts differ
 between sessions, and the table is only worth its ratios.
 
+To compare xlaref's AVX2 kernels (`XLAREF_FAST_ISA=avx2`) on an AVX-512 host
+with XLA's AVX2 code, run this with `XLA_FLAGS=--xla_cpu_max_isa=AVX2`.
+
     pip install jax==0.10.2
     python3 tools/program_bench.py DIR [--runs 10] [--only NAME,...] [--sizes default|other|all]
 """
