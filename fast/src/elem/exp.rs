@@ -240,19 +240,7 @@ pub(crate) mod lanes8 {
     /// The CPU has AVX2 and FMA.
     #[target_feature(enable = "avx2,fma")]
     pub unsafe fn exp_into(src: &[f32], dst: &mut [MaybeUninit<f32>]) {
-        let n = src.len().min(dst.len());
-        let (s, d) = (src.as_ptr(), dst.as_mut_ptr().cast::<f32>());
-        let mut i = 0;
-        while i + 8 <= n {
-            // SAFETY: elements i..i + 8 are inside both slices.
-            _mm256_storeu_ps(d.add(i), exp8(_mm256_loadu_ps(s.add(i))));
-            i += 8;
-        }
-        if i < n {
-            // Masked-out lanes are neither read nor written.
-            let mask = crate::elem::tanh::lanes8::first_lanes(n - i);
-            _mm256_maskstore_ps(d.add(i), mask, exp8(_mm256_maskload_ps(s.add(i), mask)));
-        }
+        crate::elem::lanes8::each8(src, dst, |[a, b]| [exp8(a), exp8(b)], |x| exp8(x));
     }
 
     /// `2^k` for each lane's integer `k` in [-126, 127].

@@ -305,6 +305,49 @@ pub(crate) mod lanes2 {
     }
 }
 
+/// The driver of the eight-lane (AVX2) kernels of unary f32 functions.
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod lanes8 {
+    use std::arch::x86_64::*;
+    use std::mem::MaybeUninit;
+
+    /// `dst[i] = f(src[i])` for `i < min(src.len(), dst.len())`: sixteen at
+    /// a time through `pair` (two vectors, for functions that run them in
+    /// lockstep), then eight, the last under a mask (masked-out lanes are
+    /// neither read nor written).
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and FMA; the caller enables them, so that the
+    /// functions are inlined.
+    #[inline(always)]
+    pub(crate) unsafe fn each8(
+        src: &[f32],
+        dst: &mut [MaybeUninit<f32>],
+        pair: impl Fn([__m256; 2]) -> [__m256; 2],
+        f: impl Fn(__m256) -> __m256,
+    ) {
+        let n = src.len().min(dst.len());
+        let (s, d) = (src.as_ptr(), dst.as_mut_ptr().cast::<f32>());
+        let mut i = 0;
+        while i + 16 <= n {
+            // SAFETY: elements i..i + 16 are inside both slices.
+            let [a, b] = pair([_mm256_loadu_ps(s.add(i)), _mm256_loadu_ps(s.add(i + 8))]);
+            _mm256_storeu_ps(d.add(i), a);
+            _mm256_storeu_ps(d.add(i + 8), b);
+            i += 16;
+        }
+        if i + 8 <= n {
+            // SAFETY: elements i..i + 8 are inside both slices.
+            _mm256_storeu_ps(d.add(i), f(_mm256_loadu_ps(s.add(i))));
+            i += 8;
+        }
+        if i < n {
+            let mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((n - i) as i32), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+            _mm256_maskstore_ps(d.add(i), mask, f(_mm256_maskload_ps(s.add(i), mask)));
+        }
+    }
+}
+
 /// `into(x, y)` of one pair of values, through the whole-array function
 /// (so that a scalar program computes what the array kernels compute).
 #[inline]

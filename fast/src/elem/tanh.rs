@@ -208,33 +208,7 @@ pub(crate) mod lanes8 {
     /// The CPU has AVX2 and FMA.
     #[target_feature(enable = "avx2,fma")]
     pub unsafe fn tanh_into(src: &[f32], dst: &mut [MaybeUninit<f32>]) {
-        let n = src.len().min(dst.len());
-        let (s, d) = (src.as_ptr(), dst.as_mut_ptr().cast::<f32>());
-        let mut i = 0;
-        while i + 16 <= n {
-            // SAFETY: elements i..i + 16 are inside both slices.
-            let t = tanh8_n([_mm256_loadu_ps(s.add(i)), _mm256_loadu_ps(s.add(i + 8))]);
-            _mm256_storeu_ps(d.add(i), t[0]);
-            _mm256_storeu_ps(d.add(i + 8), t[1]);
-            i += 16;
-        }
-        while i + 8 <= n {
-            // SAFETY: elements i..i + 8 are inside both slices.
-            _mm256_storeu_ps(d.add(i), tanh8(_mm256_loadu_ps(s.add(i))));
-            i += 8;
-        }
-        if i < n {
-            // Masked-out lanes are neither read nor written.
-            let mask = first_lanes(n - i);
-            _mm256_maskstore_ps(d.add(i), mask, tanh8(_mm256_maskload_ps(s.add(i), mask)));
-        }
-    }
-
-    /// The mask of the first `n` of eight 32-bit lanes (all ones in each).
-    #[inline]
-    #[target_feature(enable = "avx2,fma")]
-    pub(crate) unsafe fn first_lanes(n: usize) -> __m256i {
-        _mm256_cmpgt_epi32(_mm256_set1_epi32(n as i32), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
+        crate::elem::lanes8::each8(src, dst, |x| tanh8_n(x), |x| tanh8(x));
     }
 
     /// Eight lanes of the method of the module comment.
