@@ -341,27 +341,16 @@ mod tests {
     /// Runs the AVX-512 lanes over `x` (None without AVX-512).
     #[cfg(target_arch = "x86_64")]
     fn lanes_of(x: &[f32]) -> Option<Vec<f32>> {
-        if !(is_x86_feature_detected!("avx512f")) {
-            return None;
-        }
-        let mut out = vec![std::mem::MaybeUninit::new(f32::NAN); x.len()];
-        // SAFETY: the CPU has AVX-512F.
-        unsafe { lanes::exp_into(x, &mut out) };
-        // SAFETY: every element was initialized above.
-        Some(out.into_iter().map(|v| unsafe { v.assume_init() }).collect())
+        // SAFETY: run only where the CPU has AVX-512F.
+        unsafe { crate::elem::lanes8::collect(is_x86_feature_detected!("avx512f"), lanes::exp_into, x) }
     }
 
     /// Runs the AVX2 lanes over `x` (None without AVX2 and FMA).
     #[cfg(target_arch = "x86_64")]
     fn lanes8_of(x: &[f32]) -> Option<Vec<f32>> {
-        if !(is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")) {
-            return None;
-        }
-        let mut out = vec![std::mem::MaybeUninit::new(f32::NAN); x.len()];
-        // SAFETY: the CPU has AVX2 and FMA.
-        unsafe { lanes8::exp_into(x, &mut out) };
-        // SAFETY: every element was initialized above.
-        Some(out.into_iter().map(|v| unsafe { v.assume_init() }).collect())
+        let usable = is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma");
+        // SAFETY: run only where the CPU has the features.
+        unsafe { crate::elem::lanes8::collect(usable, lanes8::exp_into, x) }
     }
 
     /// A lanes kernel over a whole slice (None where the CPU lacks it).

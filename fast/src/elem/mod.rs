@@ -342,9 +342,35 @@ pub(crate) mod lanes8 {
             i += 8;
         }
         if i < n {
-            let mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((n - i) as i32), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+            let mask = first_lanes(n - i);
             _mm256_maskstore_ps(d.add(i), mask, f(_mm256_maskload_ps(s.add(i), mask)));
         }
+    }
+
+    /// The vector mask of the first `n` of eight 32-bit lanes (all ones in
+    /// each), for `vmaskmovps`.
+    ///
+    /// # Safety
+    /// The CPU has AVX2; the caller enables it.
+    #[inline(always)]
+    pub(crate) unsafe fn first_lanes(n: usize) -> __m256i {
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(n.min(8) as i32), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
+    }
+
+    /// A lanes kernel's results over a whole slice, where `usable` (the
+    /// CPU has the kernel's features), for the tests.
+    ///
+    /// # Safety
+    /// `kernel` writes every element of its output it is given, and runs
+    /// on a CPU with `usable` features.
+    #[cfg(test)]
+    pub(crate) unsafe fn collect(usable: bool, kernel: super::F32Lanes, xs: &[f32]) -> Option<Vec<f32>> {
+        if !usable {
+            return None;
+        }
+        let mut out = vec![MaybeUninit::new(f32::NAN); xs.len()];
+        kernel(xs, &mut out);
+        Some(out.into_iter().map(|v| v.assume_init()).collect())
     }
 }
 

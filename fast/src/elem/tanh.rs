@@ -294,13 +294,12 @@ mod tests {
     /// The AVX2 kernel over `xs`, when this CPU has AVX2 and FMA.
     fn eight_lanes(xs: &[f32]) -> Vec<f32> {
         #[cfg(target_arch = "x86_64")]
-        if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
-            let mut out = vec![std::mem::MaybeUninit::uninit(); xs.len()];
-            // SAFETY: the CPU has the features; `tanh_into` writes every element.
-            return unsafe {
-                lanes8::tanh_into(xs, &mut out);
-                out.into_iter().map(|v| v.assume_init()).collect()
-            };
+        {
+            let usable = is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma");
+            // SAFETY: run only where the CPU has the kernel's features.
+            if let Some(got) = unsafe { super::super::lanes8::collect(usable, lanes8::tanh_into, xs) } {
+                return got;
+            }
         }
         tanh_f32_all(xs)
     }

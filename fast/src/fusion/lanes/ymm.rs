@@ -9,7 +9,7 @@ use std::arch::x86_64::*;
 /// `tail_masks`), eight 32-bit lanes.
 #[inline(always)]
 unsafe fn lanes32(mask: u8) -> __m256i {
-    _mm256_cmpgt_epi32(_mm256_set1_epi32(mask.count_ones() as i32), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
+    crate::elem::lanes8::first_lanes(mask.count_ones() as usize)
 }
 
 /// [`lanes32`] for four 64-bit lanes.
