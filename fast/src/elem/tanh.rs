@@ -45,9 +45,9 @@
 //! checked in every test run.
 //!
 //! AVX2 hosts have no two-register permute to look up a 32-entry table, so
-//! their eight-lane kernel ([`lanes8`]) takes the previous method, which
-//! needs no table: within one ulp as well, checked over every f32 the same
-//! way (`every_f32_within_one_ulp_in_eight_lanes`).
+//! their eight-lane kernel ([`lanes8`]) takes eight intervals, a binade
+//! each, and degree 8: within one ulp as well, checked over every f32 the
+//! same way (`every_f32_within_one_ulp_in_eight_lanes`).
 
 /// The lanes kernels: sixteen lanes on AVX-512, eight on AVX2.
 #[cfg(target_arch = "x86_64")]
@@ -158,49 +158,63 @@ pub(crate) mod lanes {
     }
 }
 
-/// Eight f32 lanes (AVX2 and FMA), without tables. With `a = |x|` and
-/// `u = 2^-24` (the relative bound of one rounding, and the ulp of results
-/// in [0.5, 1)):
-/// - `a < 0.9`: `tanh(a) = a + a·q` with `q = z·P(z)`, `z = a²` and `P` a
-///   degree-6 fit of `(tanh(a)/a - 1)/z` (relative error `6·10⁻⁸`). `q` is
-///   within about `4u` of its value, and `|a·q| <= 0.184`, so the one
-///   multiply-add `a + a·q` is off by under `0.75u` before its rounding,
-///   under one ulp of the result.
-/// - `0.9 <= a`: `tanh(a) = 1 - d` with `d = 2E/(1 + E)`, `E = e^-2a` (`a`
-///   clamped to 9.1). `E = 2^n·e^r` with `w = -2a = n·ln 2 + r`, `|r| <=
-///   ln2/2`: `n` by the round-to-nearest shifter, `r` with `ln 2` in two
-///   parts, `e^r = 1 + r·Q(r)` with `Q` a degree-5 fit (relative error
-///   `0.3u`), and `2^n` added to the exponent field as an integer (`n` in
-///   [-27, 0] and `e^r` in [0.7, 1.42]: the product is a normal number, so
-///   this is exact). `E` is within `1.25u·E`, `d` within `2.25u·d` after
-///   one rounding of `1 + E` and one division, and `d <= 0.284` makes that
-///   under `0.64u`, less than the result's ulp (`u`: the results lie in
-///   [0.716, 1]).
+/// Eight f32 lanes (AVX2 and FMA): the sixteen-lane method with a table
+/// `vpermps` reads from one register, eight slots, a binade each.
 ///
-/// NaN takes the first branch, which carries it through (the second one's
-/// integer exponent arithmetic would not).
+/// With `a = |x|` clamped to 9.1, slot `k` is the exponent of `max(a,
+/// 0.125)`, low three bits: [0, 0.25) (which takes everything below, and
+/// starts at 0), [0.25, 0.5), [0.5, 1), [1, 2), [2, 4), [4, 6); every `a >=
+/// 6` is sent to slot 3, [6, 9.1], the one no binade of the range falls on
+/// (a whole [4, 8) would need degree 9). On each, `tanh(s_k + t) ≈ c0 +
+/// t·(c1 + ... + t·c8)` with `t = a - s_k` exact (`s_k` is `a`'s binade
+/// start, 0 or 6, each a multiple of `a`'s ulp), `c0 = tanh(s_k)` rounded to
+/// f32 and `c1..c8` fitted to the relative error (`tools/tanh_table.py
+/// --eight`).
+///
+/// On a binade `t·(...)` is as large as `c0`, so Horner's roundings are not
+/// scaled down as they are on a quarter binade: the bound is the exhaustive
+/// test's (`every_f32_within_one_ulp_in_eight_lanes`), not an argument.
+/// None is more than one ulp off; 39,863,208 f32 (0.93%) are one ulp off.
+///
+/// The previous AVX2 method took a polynomial below 0.9 and `1 - 2E/(E +
+/// 1)` with `E = e^-2a` above, both in every lane, and a division: some
+/// twenty operations on the multiply-add pipes. This one takes eight
+/// multiply-adds and ten `vpermps`, which the Zen 4 host runs on other
+/// pipes too. There (`chain_costs`, one thread, `XLAREF_FAST_ISA=avx2`) the
+/// kernel went from 0.64 to 0.44 ns per element, the Tanh link from
+/// 0.76-0.90 to 0.53. On Intel `vpermps` has one port; not measured.
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod lanes8 {
     use std::arch::x86_64::*;
     use std::mem::MaybeUninit;
 
-    /// Below this magnitude the polynomial; at and above it `1 - d`.
-    const SMALL: f32 = 0.9;
     /// `tanh(a)` rounds to 1 in f32 for `a > 9.011`.
     const CLAMP: f32 = 9.1;
-    /// `P(z)`, constant term first: a least-squares fit, weighted for
-    /// relative error, of `(tanh(a)/a - 1)/z` at 600 Chebyshev nodes of
-    /// [0, 0.9²] in 40-digit arithmetic.
-    const P: [f32; 7] = [-0.333_333_3, 0.133_332_58, -0.053_953_41, 0.021_756_943, -0.008_445_107, 0.002_752_883_6, -0.000_517_816_46];
-    /// `Q(r)`, constant term first: `(e^r - 1)/r` on `|r| <= ln2/2`, fitted
-    /// to the relative error of `e^r` at 2000 Chebyshev nodes.
-    const Q: [f32; 6] = [1.0, 0.499_999_94, 0.166_664_3, 0.041_668_005, 0.008_374_196, 0.001_384_359_4];
-    /// `ln 2` in two parts, the first with nine trailing zero bits.
-    const LN2_HI: f32 = 0.693_145_75;
-    const LN2_LO: f32 = (std::f64::consts::LN_2 - 0.693_145_751_953_125) as f32;
-    /// `1.5·2^23`: added, it rounds a value below `2^22` to an integer held
-    /// in the low mantissa bits of the sum.
-    const SHIFTER: f32 = 12_582_912.0;
+    /// Every `a` below this is in the first slot's interval, `[0, 0.25)`.
+    const LOWEST: f32 = 0.125;
+    /// From here on, slot 3.
+    const TOP_START: f32 = 6.0;
+    const TOP_SLOT: i32 = 3;
+
+    // Generated by `tools/tanh_table.py --eight`: `STARTS[k]` is where
+    // slot `k`'s interval starts, `C[j][k]` its coefficient of `t^j`.
+    // Slot 2 (`[8, 16)` by its exponent) is never picked; it repeats slot 3.
+    #[rustfmt::skip]
+    mod table {
+        pub(super) const STARTS: [f32; 8] = [2.0, 4.0, 6.0, 6.0, 0.0, 2.5e-1, 5.0e-1, 1.0];
+        pub(super) const C: [[f32; 8]; 9] = [
+            [9.640276e-1, 9.993293e-1, 9.999877e-1, 9.999877e-1, 0.0, 2.4491866e-1, 4.6211717e-1, 7.615942e-1],
+            [7.065151e-2, 1.3400526e-3, 2.4378254e-5, 2.4378254e-5, 1.0, 9.400157e-1, 7.864467e-1, 4.1997278e-1],
+            [-6.812592e-2, -1.3327674e-3, -2.3529019e-5, -2.3529019e-5, 2.4524873e-9, -2.3028012e-1, -3.633976e-1, -3.1981862e-1],
+            [4.2228684e-2, 8.6641824e-4, 1.3960106e-5, 1.3960106e-5, -3.3333358e-1, -2.554659e-1, -9.465941e-2, 1.0332253e-1],
+            [-1.8300585e-2, -3.9655168e-4, -5.1836637e-6, -5.1836637e-6, 8.858104e-6, 1.18211135e-1, 1.6788858e-1, 2.9100908e-2],
+            [5.578435e-3, 1.2412296e-4, 1.0579209e-6, 1.0579209e-6, 1.3318175e-1, 2.4509192e-1, -3.9585788e-2, -5.046431e-2],
+            [-1.1317112e-3, -2.3095325e-5, -5.2839596e-8, -5.2839596e-8, 1.3936391e-3, -8.51772e-1, -2.4694838e-2, 2.6883425e-2],
+            [1.3320614e-4, 1.6109246e-6, -1.9607054e-8, -1.9607054e-8, -6.106984e-2, 1.8493413, 4.401472e-3, -7.4715666e-3],
+            [-6.4395135e-6, 8.905779e-8, 2.7668479e-9, 2.7668479e-9, 1.9117305e-2, -1.7881932, 7.925924e-3, 9.082584e-4],
+        ];
+    }
+    use table::{C, STARTS};
 
     /// `dst[i] = tanh(src[i])` for `i < min(src.len(), dst.len())`.
     ///
@@ -211,6 +225,14 @@ pub(crate) mod lanes8 {
         crate::elem::lanes8::each8(src, dst, |x| tanh8_n(x), |x| tanh8(x));
     }
 
+    /// Each lane's value of an eight-entry table, by the slots `k` (their
+    /// low three bits).
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn lookup(table: &[f32; 8], k: __m256i) -> __m256 {
+        _mm256_permutevar8x32_ps(_mm256_loadu_ps(table.as_ptr()), k)
+    }
+
     /// Eight lanes of the method of the module comment.
     #[inline]
     #[target_feature(enable = "avx2,fma")]
@@ -219,64 +241,36 @@ pub(crate) mod lanes8 {
     }
 
     /// [`tanh8`] of `N` vectors in lockstep, each step for all of them
-    /// before the next (the same operations per lane, so the same values).
-    /// One vector's steps form a chain some 70 cycles long: a Tanh link
-    /// over a block of eight vectors ran at half the kernel's speed, mostly
-    /// waiting for the last vectors' chains, until they ran in pairs (one
-    /// thread, `chain_costs`: the link 1.27 -> 0.76 ns per element, the
-    /// kernel 0.70 -> 0.64).
+    /// before the next (the same operations per lane, so the same values):
+    /// one vector's steps form a chain of nine dependent lookups and
+    /// multiply-adds, which a Tanh link over a block of eight vectors would
+    /// otherwise wait on.
     #[inline]
     #[target_feature(enable = "avx2,fma")]
     #[allow(clippy::needless_range_loop)]
     pub(crate) unsafe fn tanh8_n<const N: usize>(x: [__m256; N]) -> [__m256; N] {
         let sign_bit = _mm256_set1_ps(-0.0);
-        let one = _mm256_set1_ps(1.0);
-        let shifter = _mm256_set1_ps(SHIFTER);
-        let (mut a, mut shifted, mut r, mut q) = ([one; N], [one; N], [one; N], [one; N]);
-        // The long branch first: 1 - 2E/(1 + E) with E = e^-2a.
+        let (mut k, mut t, mut p) = ([_mm256_setzero_si256(); N], x, x);
         for i in 0..N {
-            a[i] = _mm256_andnot_ps(sign_bit, x[i]);
-            let w = _mm256_mul_ps(_mm256_min_ps(_mm256_set1_ps(CLAMP), a[i]), _mm256_set1_ps(-2.0));
-            shifted[i] = _mm256_fmadd_ps(w, _mm256_set1_ps(std::f32::consts::LOG2_E), shifter);
-            let n = _mm256_sub_ps(shifted[i], shifter);
-            r[i] = _mm256_fnmadd_ps(n, _mm256_set1_ps(LN2_HI), w);
-            r[i] = _mm256_fnmadd_ps(n, _mm256_set1_ps(LN2_LO), r[i]);
-            q[i] = _mm256_set1_ps(Q[5]);
+            // `min` returns its second operand, `|x|`, when it is NaN, and
+            // NaN flows through `t` (whatever slot `max` gives it).
+            let a = _mm256_min_ps(_mm256_set1_ps(CLAMP), _mm256_andnot_ps(sign_bit, x[i]));
+            let binade = _mm256_srli_epi32::<23>(_mm256_castps_si256(_mm256_max_ps(a, _mm256_set1_ps(LOWEST))));
+            let top = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GE_OQ>(a, _mm256_set1_ps(TOP_START)));
+            // a >= 6 has binade 129 or 130, low bits 1 or 2: or-ing 3 makes both 3.
+            k[i] = _mm256_or_si256(binade, _mm256_and_si256(top, _mm256_set1_epi32(TOP_SLOT)));
+            t[i] = _mm256_sub_ps(a, lookup(&STARTS, k[i]));
+            p[i] = lookup(&C[8], k[i]);
         }
-        for &c in Q[..5].iter().rev() {
+        for c in C[..8].iter().rev() {
             for i in 0..N {
-                q[i] = _mm256_fmadd_ps(q[i], r[i], _mm256_set1_ps(c));
-            }
-        }
-        let half = _mm256_set1_ps(0.5);
-        let mut large = q;
-        for i in 0..N {
-            // The low bits of `shifted` hold `n` (two's complement under
-            // the shifter's mantissa); shifted left by 23 they are `n` in
-            // the exponent field.
-            let two_n = _mm256_slli_epi32::<23>(_mm256_castps_si256(shifted[i]));
-            let e = _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(_mm256_fmadd_ps(q[i], r[i], one)), two_n));
-            // d = 2E/(1 + E) as E/(0.5 + 0.5·E): halving is exact.
-            let d = _mm256_div_ps(e, _mm256_fmadd_ps(half, e, half));
-            large[i] = _mm256_sub_ps(one, d);
-        }
-        // a + a·z·P(z)
-        let (mut z, mut p) = ([one; N], [_mm256_set1_ps(P[6]); N]);
-        for i in 0..N {
-            z[i] = _mm256_mul_ps(a[i], a[i]);
-        }
-        for &c in P[..6].iter().rev() {
-            for i in 0..N {
-                p[i] = _mm256_fmadd_ps(p[i], z[i], _mm256_set1_ps(c));
+                p[i] = _mm256_fmadd_ps(p[i], t[i], lookup(c, k[i]));
             }
         }
         let mut out = x;
         for i in 0..N {
-            let small = _mm256_fmadd_ps(a[i], _mm256_mul_ps(z[i], p[i]), a[i]);
-            // Not `a >= SMALL`: true for NaN, which the first branch carries.
-            let is_small = _mm256_cmp_ps::<_CMP_NGE_UQ>(a[i], _mm256_set1_ps(SMALL));
-            let t = _mm256_blendv_ps(large[i], small, is_small);
-            out[i] = _mm256_or_ps(t, _mm256_and_ps(x[i], sign_bit));
+            // x's sign on |tanh|.
+            out[i] = _mm256_or_ps(p[i], _mm256_and_ps(x[i], sign_bit));
         }
         out
     }
@@ -325,7 +319,8 @@ mod tests {
     fn special_values_and_region_edges() {
         let mut xs = vec![0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 1e-45, -1e-45, f32::MIN_POSITIVE, 1e-10, 0.5, 1.0];
         // The lanes' interval starts (a quarter of a binade each, from
-        // 0.046875 to 8), the clamp and beyond.
+        // 0.046875 to 8, which include the eight-lane slots' starts: 0.25,
+        // 0.5, 1, 2, 4, 6), the clamp and beyond.
         let starts = (0x3D30_0000u32..0x4120_0000).step_by(1 << 21).map(f32::from_bits);
         for edge in starts.chain([9.011, 9.1, 20.0, f32::MAX]) {
             let mut v = edge;
@@ -334,15 +329,7 @@ mod tests {
                 v = f32::from_bits(v.to_bits() - 1);
             }
         }
-        // The eight-lane kernel's branch point, and NaNs with payloads
-        // (its second branch's integer arithmetic must not see them).
-        for edge in [0.9_f32, 0.625] {
-            let mut v = f32::from_bits(edge.to_bits() + 25);
-            for _ in 0..50 {
-                xs.extend([v, -v]);
-                v = f32::from_bits(v.to_bits() - 1);
-            }
-        }
+        // NaNs with payloads, which must come back NaN.
         xs.extend([0x7fc0_0001, 0xffc0_01ff, 0x7f80_0001, 0x7fff_ffff].map(f32::from_bits));
         for kernel in [tanh_f32_all, eight_lanes] {
             check_kernel(&xs, kernel);
