@@ -64,13 +64,16 @@ pub(super) enum Arg<T> {
 }
 
 /// One member: `op(a, b)` (`b` unused by the unary ones; `c` only by
-/// Select), stored to `store[p]` when `store` is not null.
+/// Select), stored to `store[p]` when `store` is not null. The operands
+/// are set through [`Link::new`] and [`Link::set`], which keep `code`, the
+/// block loop's dispatch (`code.rs`), in step with them.
 #[derive(Clone, Copy)]
 pub(super) struct Link<T> {
     pub op: LinkOp,
-    pub a: Arg<T>,
-    pub b: Arg<T>,
-    pub c: Arg<T>,
+    code: Code,
+    a: Arg<T>,
+    b: Arg<T>,
+    c: Arg<T>,
     pub store: *mut T,
     /// The store goes past the caches (streaming stores, where a whole
     /// block lands on 64-byte lines): the program's large result, which no
@@ -130,6 +133,8 @@ pub(super) fn available() -> bool {
     cfg!(target_arch = "x86_64") && isa() >= Isa::Avx2
 }
 
+mod code;
+use code::Code;
 #[cfg(target_arch = "x86_64")]
 mod ymm;
 #[cfg(target_arch = "x86_64")]
@@ -145,6 +150,7 @@ macro_rules! chain_lanes {
      $cmp:ident, $maskz_mov:ident, $select:ident, $exp:path, $tanh:path, $row:path) => {
         #[cfg(target_arch = "x86_64")]
         mod $module {
+            use super::code::Code;
             #[allow(unused_imports)]
             use super::$helpers::*;
             use super::{Arg, Direction, Link, LinkOp, PARTIAL_SUMS};
@@ -235,32 +241,47 @@ macro_rules! chain_lanes {
                 let sign = $set1(-0.0);
                 let mut v: Regs = [$set1(0.0); UNROLL];
                 for l in links {
-                    let (a, b) = (l.a, l.b);
-                    match l.op {
-                        LinkOp::Add => binary::<FULL>(&mut v, a, b, at, masks, |x, y| $add(x, y)),
-                        LinkOp::Sub => binary::<FULL>(&mut v, a, b, at, masks, |x, y| $sub(x, y)),
-                        LinkOp::Mul => binary::<FULL>(&mut v, a, b, at, masks, |x, y| $mul(x, y)),
-                        LinkOp::Div => binary::<FULL>(&mut v, a, b, at, masks, |x, y| $div(x, y)),
-                        LinkOp::Neg => unary::<FULL>(&mut v, a, at, masks, |x| $xor(x, sign)),
-                        LinkOp::Abs => unary::<FULL>(&mut v, a, at, masks, |x| $andnot(sign, x)),
-                        LinkOp::Sqrt => unary::<FULL>(&mut v, a, at, masks, |x| $sqrt(x)),
-                        LinkOp::Rsqrt => unary::<FULL>(&mut v, a, at, masks, |x| $div($set1(1.0), $sqrt(x))),
-                        LinkOp::Exp => {
-                            unary::<FULL>(&mut v, a, at, masks, |x| x);
-                            v = heavy(exp_regs, v);
-                        }
-                        LinkOp::Tanh => {
-                            unary::<FULL>(&mut v, a, at, masks, |x| x);
-                            v = heavy(tanh_regs, v);
-                        }
-                        LinkOp::Compare(d) => compare::<FULL>(&mut v, d, a, b, at, masks),
-                        LinkOp::Select => {
-                            let (b, c) = (arg::<FULL>(b, &v, at, masks), arg::<FULL>(l.c, &v, at, masks));
-                            unary::<FULL>(&mut v, a, at, masks, |x| x);
-                            for k in 0..UNROLL {
-                                v[k] = $select(v[k], b[k], c[k]);
-                            }
-                        }
+                    let v = &mut v;
+                    match l.code() {
+                        Code::AddPrevOne => prev_one(v, l.b.one(), |x, y| $add(x, y)),
+                        Code::AddOnePrev => one_prev(v, l.a.one(), |x, y| $add(x, y)),
+                        Code::AddPrevAt => prev_at::<FULL>(v, l.b.at(), at, masks, |x, y| $add(x, y)),
+                        Code::AddAtPrev => at_prev::<FULL>(v, l.a.at(), at, masks, |x, y| $add(x, y)),
+                        Code::AddPrevPrev => unary::<FULL>(v, Arg::Prev, at, masks, |x| $add(x, x)),
+                        Code::AddAtOne => at_one::<FULL>(v, l.a.at(), l.b.one(), at, masks, |x, y| $add(x, y)),
+                        Code::AddOneAt => one_at::<FULL>(v, l.a.one(), l.b.at(), at, masks, |x, y| $add(x, y)),
+                        Code::AddAtAt => at_at::<FULL>(v, l.a.at(), l.b.at(), at, masks, |x, y| $add(x, y)),
+                        Code::SubPrevOne => prev_one(v, l.b.one(), |x, y| $sub(x, y)),
+                        Code::SubOnePrev => one_prev(v, l.a.one(), |x, y| $sub(x, y)),
+                        Code::SubPrevAt => prev_at::<FULL>(v, l.b.at(), at, masks, |x, y| $sub(x, y)),
+                        Code::SubAtPrev => at_prev::<FULL>(v, l.a.at(), at, masks, |x, y| $sub(x, y)),
+                        Code::SubPrevPrev => unary::<FULL>(v, Arg::Prev, at, masks, |x| $sub(x, x)),
+                        Code::SubAtOne => at_one::<FULL>(v, l.a.at(), l.b.one(), at, masks, |x, y| $sub(x, y)),
+                        Code::SubOneAt => one_at::<FULL>(v, l.a.one(), l.b.at(), at, masks, |x, y| $sub(x, y)),
+                        Code::SubAtAt => at_at::<FULL>(v, l.a.at(), l.b.at(), at, masks, |x, y| $sub(x, y)),
+                        Code::MulPrevOne => prev_one(v, l.b.one(), |x, y| $mul(x, y)),
+                        Code::MulOnePrev => one_prev(v, l.a.one(), |x, y| $mul(x, y)),
+                        Code::MulPrevAt => prev_at::<FULL>(v, l.b.at(), at, masks, |x, y| $mul(x, y)),
+                        Code::MulAtPrev => at_prev::<FULL>(v, l.a.at(), at, masks, |x, y| $mul(x, y)),
+                        Code::MulPrevPrev => unary::<FULL>(v, Arg::Prev, at, masks, |x| $mul(x, x)),
+                        Code::MulAtOne => at_one::<FULL>(v, l.a.at(), l.b.one(), at, masks, |x, y| $mul(x, y)),
+                        Code::MulOneAt => one_at::<FULL>(v, l.a.one(), l.b.at(), at, masks, |x, y| $mul(x, y)),
+                        Code::MulAtAt => at_at::<FULL>(v, l.a.at(), l.b.at(), at, masks, |x, y| $mul(x, y)),
+                        Code::DivPrevOne => prev_one(v, l.b.one(), |x, y| $div(x, y)),
+                        Code::DivOnePrev => one_prev(v, l.a.one(), |x, y| $div(x, y)),
+                        Code::DivPrevAt => prev_at::<FULL>(v, l.b.at(), at, masks, |x, y| $div(x, y)),
+                        Code::DivAtPrev => at_prev::<FULL>(v, l.a.at(), at, masks, |x, y| $div(x, y)),
+                        Code::DivPrevPrev => unary::<FULL>(v, Arg::Prev, at, masks, |x| $div(x, x)),
+                        Code::DivAtOne => at_one::<FULL>(v, l.a.at(), l.b.one(), at, masks, |x, y| $div(x, y)),
+                        Code::DivOneAt => one_at::<FULL>(v, l.a.one(), l.b.at(), at, masks, |x, y| $div(x, y)),
+                        Code::DivAtAt => at_at::<FULL>(v, l.a.at(), l.b.at(), at, masks, |x, y| $div(x, y)),
+                        Code::Neg => unary::<FULL>(v, Arg::Prev, at, masks, |x| $xor(x, sign)),
+                        Code::Abs => unary::<FULL>(v, Arg::Prev, at, masks, |x| $andnot(sign, x)),
+                        Code::Sqrt => unary::<FULL>(v, Arg::Prev, at, masks, |x| $sqrt(x)),
+                        Code::Rsqrt => unary::<FULL>(v, Arg::Prev, at, masks, |x| $div($set1(1.0), $sqrt(x))),
+                        Code::Exp => *v = heavy(exp_regs, *v),
+                        Code::Tanh => *v = heavy(tanh_regs, *v),
+                        Code::Other => general::<FULL>(v, l, at, masks),
                     }
                     if !l.store.is_null() {
                         let to = l.store.add(at);
@@ -276,6 +297,132 @@ macro_rules! chain_lanes {
                     }
                 }
                 v
+            }
+
+            /// `v = op(v, y)`.
+            #[inline(always)]
+            unsafe fn prev_one(v: &mut Regs, y: $t, op: impl Fn($vec, $vec) -> $vec) {
+                let y = $set1(y);
+                for x in v.iter_mut() {
+                    *x = op(*x, y);
+                }
+            }
+
+            /// `v = op(x, v)`.
+            #[inline(always)]
+            unsafe fn one_prev(v: &mut Regs, x: $t, op: impl Fn($vec, $vec) -> $vec) {
+                let x = $set1(x);
+                for y in v.iter_mut() {
+                    *y = op(x, *y);
+                }
+            }
+
+            /// `v = op(v, q[..])`.
+            #[inline(always)]
+            unsafe fn prev_at<const FULL: bool>(
+                v: &mut Regs,
+                q: *const $t,
+                at: usize,
+                masks: &[$mask; UNROLL],
+                op: impl Fn($vec, $vec) -> $vec,
+            ) {
+                for (k, x) in v.iter_mut().enumerate() {
+                    *x = op(*x, load::<FULL>(q, at, k, masks));
+                }
+            }
+
+            /// `v = op(p[..], v)`.
+            #[inline(always)]
+            unsafe fn at_prev<const FULL: bool>(
+                v: &mut Regs,
+                p: *const $t,
+                at: usize,
+                masks: &[$mask; UNROLL],
+                op: impl Fn($vec, $vec) -> $vec,
+            ) {
+                for (k, y) in v.iter_mut().enumerate() {
+                    *y = op(load::<FULL>(p, at, k, masks), *y);
+                }
+            }
+
+            /// `v = op(p[..], y)`.
+            #[inline(always)]
+            unsafe fn at_one<const FULL: bool>(
+                v: &mut Regs,
+                p: *const $t,
+                y: $t,
+                at: usize,
+                masks: &[$mask; UNROLL],
+                op: impl Fn($vec, $vec) -> $vec,
+            ) {
+                let y = $set1(y);
+                for (k, x) in v.iter_mut().enumerate() {
+                    *x = op(load::<FULL>(p, at, k, masks), y);
+                }
+            }
+
+            /// `v = op(x, q[..])`.
+            #[inline(always)]
+            unsafe fn one_at<const FULL: bool>(
+                v: &mut Regs,
+                x: $t,
+                q: *const $t,
+                at: usize,
+                masks: &[$mask; UNROLL],
+                op: impl Fn($vec, $vec) -> $vec,
+            ) {
+                let x = $set1(x);
+                for (k, y) in v.iter_mut().enumerate() {
+                    *y = op(x, load::<FULL>(q, at, k, masks));
+                }
+            }
+
+            /// `v = op(p[..], q[..])`.
+            #[inline(always)]
+            unsafe fn at_at<const FULL: bool>(
+                v: &mut Regs,
+                p: *const $t,
+                q: *const $t,
+                at: usize,
+                masks: &[$mask; UNROLL],
+                op: impl Fn($vec, $vec) -> $vec,
+            ) {
+                for (k, x) in v.iter_mut().enumerate() {
+                    *x = op(load::<FULL>(p, at, k, masks), load::<FULL>(q, at, k, masks));
+                }
+            }
+
+            /// The general arms, for the links no code covers (`Code::Other`).
+            #[inline(always)]
+            unsafe fn general<const FULL: bool>(v: &mut Regs, l: &Link<$t>, at: usize, masks: &[$mask; UNROLL]) {
+                let sign = $set1(-0.0);
+                let (a, b) = (l.a, l.b);
+                match l.op {
+                    LinkOp::Add => binary::<FULL>(v, a, b, at, masks, |x, y| $add(x, y)),
+                    LinkOp::Sub => binary::<FULL>(v, a, b, at, masks, |x, y| $sub(x, y)),
+                    LinkOp::Mul => binary::<FULL>(v, a, b, at, masks, |x, y| $mul(x, y)),
+                    LinkOp::Div => binary::<FULL>(v, a, b, at, masks, |x, y| $div(x, y)),
+                    LinkOp::Neg => unary::<FULL>(v, a, at, masks, |x| $xor(x, sign)),
+                    LinkOp::Abs => unary::<FULL>(v, a, at, masks, |x| $andnot(sign, x)),
+                    LinkOp::Sqrt => unary::<FULL>(v, a, at, masks, |x| $sqrt(x)),
+                    LinkOp::Rsqrt => unary::<FULL>(v, a, at, masks, |x| $div($set1(1.0), $sqrt(x))),
+                    LinkOp::Exp => {
+                        unary::<FULL>(v, a, at, masks, |x| x);
+                        *v = heavy(exp_regs, *v);
+                    }
+                    LinkOp::Tanh => {
+                        unary::<FULL>(v, a, at, masks, |x| x);
+                        *v = heavy(tanh_regs, *v);
+                    }
+                    LinkOp::Compare(d) => compare::<FULL>(v, d, a, b, at, masks),
+                    LinkOp::Select => {
+                        let (b, c) = (arg::<FULL>(b, v, at, masks), arg::<FULL>(l.c, v, at, masks));
+                        unary::<FULL>(v, a, at, masks, |x| x);
+                        for k in 0..UNROLL {
+                            v[k] = $select(v[k], b[k], c[k]);
+                        }
+                    }
+                }
             }
 
             /// Vector `k` of the block from `p` (`p` at the block's start).
@@ -328,28 +475,10 @@ macro_rules! chain_lanes {
                 f: impl Fn($vec, $vec) -> $vec,
             ) {
                 match (a, b) {
-                    (Arg::Prev, Arg::One(y)) => {
-                        let y = $set1(y);
-                        for x in v.iter_mut() {
-                            *x = f(*x, y);
-                        }
-                    }
-                    (Arg::One(x), Arg::Prev) => {
-                        let x = $set1(x);
-                        for y in v.iter_mut() {
-                            *y = f(x, *y);
-                        }
-                    }
-                    (Arg::Prev, Arg::At(q)) => {
-                        for (k, x) in v.iter_mut().enumerate() {
-                            *x = f(*x, load::<FULL>(q, at, k, masks));
-                        }
-                    }
-                    (Arg::At(p), Arg::Prev) => {
-                        for (k, y) in v.iter_mut().enumerate() {
-                            *y = f(load::<FULL>(p, at, k, masks), *y);
-                        }
-                    }
+                    (Arg::Prev, Arg::One(y)) => prev_one(v, y, f),
+                    (Arg::One(x), Arg::Prev) => one_prev(v, x, f),
+                    (Arg::Prev, Arg::At(q)) => prev_at::<FULL>(v, q, at, masks, f),
+                    (Arg::At(p), Arg::Prev) => at_prev::<FULL>(v, p, at, masks, f),
                     (Arg::Prev, Arg::Prev) => {
                         for x in v.iter_mut() {
                             *x = f(*x, *x);

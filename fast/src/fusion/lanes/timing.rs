@@ -20,7 +20,7 @@ fn time(name: &str, n: usize, f: &mut dyn FnMut()) {
 }
 
 fn link(op: LinkOp, a: Arg<f32>, b: Arg<f32>, store: *mut f32) -> Link<f32> {
-    Link { op, a, b, c: Arg::One(0.0), store, stream: false }
+    Link { store, ..Link::new(op, [a, b, Arg::One(0.0)]) }
 }
 
 #[test]

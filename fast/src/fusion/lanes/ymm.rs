@@ -22,13 +22,21 @@ unsafe fn lanes64(mask: u8) -> __m256i {
 /// read.
 #[inline(always)]
 pub(super) unsafe fn maskz_loadu_ps(mask: u8, p: *const f32) -> __m256 {
-    _mm256_maskload_ps(p, lanes32(mask))
+    match mask {
+        u8::MAX => _mm256_loadu_ps(p),
+        0 => _mm256_setzero_ps(),
+        _ => _mm256_maskload_ps(p, lanes32(mask)),
+    }
 }
 
 /// The lanes of `mask` to `p`; masked-out lanes are not written.
 #[inline(always)]
 pub(super) unsafe fn mask_storeu_ps(p: *mut f32, mask: u8, x: __m256) {
-    _mm256_maskstore_ps(p, lanes32(mask), x)
+    match mask {
+        u8::MAX => _mm256_storeu_ps(p, x),
+        0 => {}
+        _ => _mm256_maskstore_ps(p, lanes32(mask), x),
+    }
 }
 
 /// [`maskz_loadu_ps`] for f64.

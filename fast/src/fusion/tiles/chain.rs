@@ -159,7 +159,7 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
             let l = p.links.len();
             p.link_of.push(Some(l));
             p.operands.extend(sources.iter().enumerate().filter_map(|(k, s)| s.map(|s| (l, k, s))));
-            p.links.push(Link { op, a: args[0], b: args[1], c: args[2], store: std::ptr::null_mut(), stream: false });
+            p.links.push(Link::new(op, args));
             store_of.push(None);
         }
         // A row sum of the chain's last link, the tile whole rows: summed in
@@ -254,12 +254,7 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
                     None => return Err(internal("chain operand without a view")),
                 },
             };
-            let link = &mut p.links[l];
-            match k {
-                0 => link.a = arg,
-                1 => link.b = arg,
-                _ => link.c = arg,
-            }
+            p.links[l].set(k, arg);
         }
         // SAFETY: every `At` pointer reads `len` values of a slice cut to
         // the tile or of a slot of at least `len` (stored slots were just
@@ -332,12 +327,7 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
         for &(l, k, values) in &p.per_row {
             // SAFETY: a `Rows` view has a value for each row of the tile.
             let one = Arg::One(unsafe { *values.add(r) });
-            let link = &mut p.links[l];
-            match k {
-                0 => link.a = one,
-                1 => link.b = one,
-                _ => link.c = one,
-            }
+            p.links[l].set(k, one);
         }
     }
 }
