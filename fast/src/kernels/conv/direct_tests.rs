@@ -218,3 +218,17 @@ fn nhwc_speed() {
         eprintln!("{name}: {n}x{h}x{w}x{c} -> {o}: {:.3} ms, {:.1} GFLOP/s", best * 1e3, flops / best / 1e9);
     }
 }
+
+/// On AVX-512 hosts, output features that fit one ymm vector take the AVX2
+/// tiles: a zmm panel for them would be half zeros.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn narrow_panels_take_ymm_tiles() {
+    use crate::isa::Isa;
+    assert_eq!(direct::tile_isa::<f32>(Isa::Avx512, 8), Isa::Avx2);
+    assert_eq!(direct::tile_isa::<f32>(Isa::Avx512Vbmi, 5), Isa::Avx2);
+    assert_eq!(direct::tile_isa::<f32>(Isa::Avx512, 9), Isa::Avx512);
+    assert_eq!(direct::tile_isa::<f64>(Isa::Avx512, 4), Isa::Avx2);
+    assert_eq!(direct::tile_isa::<f64>(Isa::Avx512, 5), Isa::Avx512);
+    assert_eq!(direct::tile_isa::<f32>(Isa::Avx2, 4), Isa::Avx2);
+}
