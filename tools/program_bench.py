@@ -134,6 +134,46 @@ def other_programs(rng):
            {"atol": 1e-5, "rtol": 1e-4})
 
 
+def extra_programs(rng):
+    """Twelve more sizes of the same kinds (`--sizes extra`): small and large
+    batches, short and long rows, few features (fifteenth session)."""
+    def mlp(name, batch, hidden):
+        onehot = np.eye(10, dtype=np.float32)[rng.integers(0, 10, batch)]
+        return (name, mlp_train_step,
+                [normal(rng, 784, hidden, scale=0.05), np.zeros(hidden, np.float32),
+                 normal(rng, hidden, 10, scale=0.05), np.zeros(10, np.float32),
+                 normal(rng, batch, 784), onehot],
+                {"atol": 1e-5, "rtol": 1e-4})
+
+    def attention(name, s, d):
+        return (name, attention_block,
+                [normal(rng, s, d)] + [normal(rng, d, d, scale=0.05) for _ in range(4)],
+                {"atol": 1e-4, "rtol": 1e-4})
+
+    def conv(name, batch, hw, c):
+        return (name, conv_net,
+                [normal(rng, batch, hw, hw, c), normal(rng, 3, 3, c, c, scale=0.1), normal(rng, c, scale=0.1),
+                 normal(rng, 3, 3, c, c, scale=0.1), normal(rng, c, scale=0.1)],
+                {"atol": 1e-4, "rtol": 1e-4})
+
+    def layernorm(name, rows, cols):
+        return (name, layernorm_gelu, [normal(rng, rows, cols), normal(rng, cols), normal(rng, cols)],
+                {"atol": 1e-5, "rtol": 1e-4})
+
+    yield mlp("mlp_b128_h256", 128, 256)
+    yield mlp("mlp_b1024_h2048", 1024, 2048)
+    yield attention("attention_s1024_d512", 1024, 512)
+    yield attention("attention_s128_d256", 128, 256)
+    yield conv("conv_net_32x28x28x16", 32, 28, 16)
+    yield conv("conv_net_4x128x128x8", 4, 128, 8)
+    yield conv("conv_net_16x16x16x64", 16, 16, 64)
+    yield layernorm("layernorm_gelu_1024x768", 1024, 768)
+    yield layernorm("layernorm_gelu_8192x512", 8192, 512)
+    yield layernorm("layernorm_gelu_2048x4096", 2048, 4096)
+    yield layernorm("layernorm_gelu_4096x256", 4096, 256)
+    yield layernorm("layernorm_gelu_512x2048", 512, 2048)
+
+
 # --- timing and output ------------------------------------------------------
 
 
@@ -190,13 +230,15 @@ def main():
     p.add_argument("dir")
     p.add_argument("--runs", type=int, default=10)
     p.add_argument("--only", default="", help="comma-separated program names")
-    p.add_argument("--sizes", choices=["default", "other", "all"], default="default",
-                   help="the four programs above, the same kinds at other sizes, or both")
+    p.add_argument("--sizes", choices=["default", "other", "all", "extra"], default="default",
+                   help="the four programs above, the same kinds at five other sizes, both, "
+                        "or twelve more sizes")
     a = p.parse_args()
     os.makedirs(a.dir, exist_ok=True)
     only = set(filter(None, a.only.split(",")))
-    sets = {"default": [programs], "other": [other_programs], "all": [programs, other_programs]}[a.sizes]
-    chosen = [x for make in sets for x in make(np.random.default_rng(0))]
+    sets = {"default": [programs], "other": [other_programs], "all": [programs, other_programs],
+            "extra": [extra_programs]}[a.sizes]
+    chosen = [x for make in sets for x in make(np.random.default_rng(1 if a.sizes == "extra" else 0))]
     for name, f, args, tol in chosen:
         if only and name not in only:
             continue

@@ -149,6 +149,23 @@ impl<T> Link<T> {
         self.code = Code::of(self.op, &self.a, &self.b);
     }
 
+    /// Sets operand `k` to the constant `x`. A row's value replaces the
+    /// row before's, a constant already, so the code stays: recomputed for
+    /// every row, it cost LayerNorm + GELU over f32[4096,256] (a row is one
+    /// zmm block) about 4%.
+    #[inline]
+    pub(in crate::fusion) fn set_one(&mut self, k: usize, x: T) {
+        let arg = match k {
+            0 => &mut self.a,
+            1 => &mut self.b,
+            _ => &mut self.c,
+        };
+        match arg {
+            Arg::One(y) => *y = x,
+            _ => self.set(k, Arg::One(x)),
+        }
+    }
+
     #[inline(always)]
     pub(super) fn code(&self) -> Code {
         self.code
@@ -191,5 +208,9 @@ mod tests {
         l.set(0, Arg::Prev);
         l.set(1, Arg::One(3.0));
         assert_eq!((l.code(), l.b.one()), (Code::SubPrevOne, 3.0));
+        l.set_one(1, 4.0);
+        assert_eq!((l.code(), l.b.one()), (Code::SubPrevOne, 4.0));
+        l.set_one(0, 5.0);
+        assert_eq!((l.code(), l.a.one()), (Code::Other, 5.0));
     }
 }

@@ -144,7 +144,7 @@ mod zmm;
 /// `run_sum`, compiled for `$features`, over vectors of `$lanes` values
 /// and `$unroll` of them per block.
 macro_rules! chain_lanes {
-    ($t:ty, $module:ident, $features:literal, $helpers:ident, $vec:ty, $mask:ty, $lanes:expr, $unroll:expr,
+    ($t:ty, $module:ident, $features:literal, $helpers:ident, $vec:ty, $mask:ty, $lanes:expr, $unroll:expr, $codes:expr,
      $loadu:ident, $storeu:ident, $maskz_loadu:ident, $mask_storeu:ident, $stream:ident, $set1:ident,
      $add:ident, $sub:ident, $mul:ident, $div:ident, $sqrt:ident, $xor:ident, $andnot:ident,
      $cmp:ident, $maskz_mov:ident, $select:ident, $exp:path, $tanh:path, $row:path) => {
@@ -163,6 +163,16 @@ macro_rules! chain_lanes {
             /// the values and a few temporaries must fit the registers:
             /// sixteen of the 32 zmm, eight of the 16 ymm.
             const UNROLL: usize = $unroll;
+            /// Whether the block loop dispatches on the links' codes
+            /// (`code.rs`) or on their operations and operands (every link
+            /// through the general arms). The codes made the ymm chains
+            /// faster (eight vectors a block: LayerNorm + GELU 2048×768
+            /// 1.07 -> 0.99 ms under `XLAREF_FAST_ISA=avx2`) and the zmm
+            /// ones slower (LayerNorm + GELU 4096×256 0.530 -> 0.555 ms, the
+            /// one-row chain 0.50 -> 0.54 ns per element): sixteen vectors
+            /// amortize the dispatch, and the larger match cost more than
+            /// it saved.
+            const CODES: bool = $codes;
             type Regs = [$vec; UNROLL];
 
             /// See [`super::ChainFloat::run_chain`]; the CPU has `$features`.
@@ -242,7 +252,9 @@ macro_rules! chain_lanes {
                 let mut v: Regs = [$set1(0.0); UNROLL];
                 for l in links {
                     let v = &mut v;
-                    match l.code() {
+                    // See `CODES`.
+                    let code = if CODES { l.code() } else { Code::Other };
+                    match code {
                         Code::AddPrevOne => prev_one(v, l.b.one(), |x, y| $add(x, y)),
                         Code::AddOnePrev => one_prev(v, l.a.one(), |x, y| $add(x, y)),
                         Code::AddPrevAt => prev_at::<FULL>(v, l.b.at(), at, masks, |x, y| $add(x, y)),
@@ -562,6 +574,7 @@ chain_lanes!(
     u16,
     16,
     16,
+    false,
     _mm512_loadu_ps,
     _mm512_storeu_ps,
     _mm512_maskz_loadu_ps,
@@ -591,6 +604,7 @@ chain_lanes!(
     u8,
     8,
     16,
+    false,
     _mm512_loadu_pd,
     _mm512_storeu_pd,
     _mm512_maskz_loadu_pd,
@@ -620,6 +634,7 @@ chain_lanes!(
     u8,
     8,
     8,
+    true,
     _mm256_loadu_ps,
     _mm256_storeu_ps,
     maskz_loadu_ps,
@@ -649,6 +664,7 @@ chain_lanes!(
     u8,
     4,
     8,
+    true,
     _mm256_loadu_pd,
     _mm256_storeu_pd,
     maskz_loadu_pd,

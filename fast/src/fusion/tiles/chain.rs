@@ -326,8 +326,7 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
     fn row_values(p: &mut Plan<'a, T>, r: usize) {
         for &(l, k, values) in &p.per_row {
             // SAFETY: a `Rows` view has a value for each row of the tile.
-            let one = Arg::One(unsafe { *values.add(r) });
-            p.links[l].set(k, one);
+            p.links[l].set_one(k, unsafe { *values.add(r) });
         }
     }
 }
