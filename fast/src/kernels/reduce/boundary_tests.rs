@@ -175,7 +175,7 @@ fn pooling_feature_chunks_match_a_naive_fold() {
     // Feature rows shorter than a chunk (32), one chunk, chunks and a
     // remainder; NaN, signed zeros and infinities among the values.
     let specials = [f32::NAN, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY];
-    for &c in &[1i64, 31, 32, 33, 70] {
+    for &c in &[1i64, 8, 15, 16, 31, 32, 33, 45, 70] {
         for &(w, s, p) in &[(2i64, 2i64, 0i64), (3, 2, 0), (2, 1, 0), (2, 2, 1)] {
             let (h, n) = (5, 6);
             let x: Vec<f32> = (0..h * n * c)
