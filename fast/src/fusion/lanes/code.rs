@@ -10,7 +10,9 @@
 //! of 1024 f32 is only four zmm blocks. Codes cover the arms chains run (the
 //! previous value with a constant, a tile operand or itself, two operands
 //! from a tile or constants, a unary op of the previous value), and `Other`
-//! sends the rest to the general arms.
+//! sends the rest to the general arms. Only the ymm chains dispatch on
+//! the codes (`CODES` in `chain_lanes!`): the zmm ones were slower with
+//! them.
 
 use super::{Arg, Link, LinkOp};
 

@@ -167,8 +167,8 @@ macro_rules! chain_lanes {
             /// (`code.rs`) or on their operations and operands (every link
             /// through the general arms). The codes made the ymm chains
             /// faster (eight vectors a block: LayerNorm + GELU 2048×768
-            /// 1.07 -> 0.99 ms under `XLAREF_FAST_ISA=avx2`) and the zmm
-            /// ones slower (LayerNorm + GELU 4096×256 0.530 -> 0.555 ms, the
+            /// 1.09 -> 0.96 ms under `XLAREF_FAST_ISA=avx2`) and the zmm
+            /// ones slower (LayerNorm + GELU 4096×256 0.533 -> 0.558 ms, the
             /// one-row chain 0.50 -> 0.54 ns per element): sixteen vectors
             /// amortize the dispatch, and the larger match cost more than
             /// it saved.
