@@ -89,89 +89,69 @@ def layernorm_gelu(x, gamma, beta):
     return jax.nn.gelu(y, approximate=True)
 
 
+def mlp(rng, name, batch, hidden):
+    """An MLP train step's arguments: batch × 784 inputs, `hidden` units."""
+    onehot = np.eye(10, dtype=np.float32)[rng.integers(0, 10, batch)]
+    return (name, mlp_train_step,
+            [normal(rng, 784, hidden, scale=0.05), np.zeros(hidden, np.float32),
+             normal(rng, hidden, 10, scale=0.05), np.zeros(10, np.float32),
+             normal(rng, batch, 784), onehot],
+            {"atol": 1e-5, "rtol": 1e-4})
+
+
+def attention(rng, name, s, d):
+    return (name, attention_block,
+            [normal(rng, s, d)] + [normal(rng, d, d, scale=0.05) for _ in range(4)],
+            {"atol": 1e-4, "rtol": 1e-4})
+
+
+def conv(rng, name, batch, hw, c_in, c, scales=(0.1, 0.1)):
+    """A conv net's arguments: `c_in` input features, `c` after each
+    convolution, kernels drawn at `scales`."""
+    return (name, conv_net,
+            [normal(rng, batch, hw, hw, c_in), normal(rng, 3, 3, c_in, c, scale=scales[0]), normal(rng, c, scale=0.1),
+             normal(rng, 3, 3, c, c, scale=scales[1]), normal(rng, c, scale=0.1)],
+            {"atol": 1e-4, "rtol": 1e-4})
+
+
+def layernorm(rng, name, rows, cols):
+    return (name, layernorm_gelu, [normal(rng, rows, cols), normal(rng, cols), normal(rng, cols)],
+            {"atol": 1e-5, "rtol": 1e-4})
+
+
 def programs(rng):
     """(name, function, arguments, tolerance as {"atol", "rtol"})."""
-    onehot = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 256)]
-    yield ("mlp_train_step", mlp_train_step,
-           [normal(rng, 784, 1024, scale=0.05), np.zeros(1024, np.float32),
-            normal(rng, 1024, 10, scale=0.05), np.zeros(10, np.float32),
-            normal(rng, 256, 784), onehot],
-           {"atol": 1e-5, "rtol": 1e-4})
-    yield ("attention_block", attention_block,
-           [normal(rng, 512, 512)] + [normal(rng, 512, 512, scale=0.05) for _ in range(4)],
-           {"atol": 1e-4, "rtol": 1e-4})
-    yield ("conv_net", conv_net,
-           [normal(rng, 16, 64, 64, 32), normal(rng, 3, 3, 32, 32, scale=0.1), normal(rng, 32, scale=0.1),
-            normal(rng, 3, 3, 32, 32, scale=0.1), normal(rng, 32, scale=0.1)],
-           {"atol": 1e-4, "rtol": 1e-4})
-    yield ("layernorm_gelu", layernorm_gelu,
-           [normal(rng, 4096, 1024), normal(rng, 1024), normal(rng, 1024)],
-           {"atol": 1e-5, "rtol": 1e-4})
+    yield mlp(rng, "mlp_train_step", 256, 1024)
+    yield attention(rng, "attention_block", 512, 512)
+    yield conv(rng, "conv_net", 16, 64, 32, 32)
+    yield layernorm(rng, "layernorm_gelu", 4096, 1024)
 
 
 def other_programs(rng):
     """The same four kinds at other sizes (`--sizes other`): a result that
     holds only at the sizes above is tuned to them, not to the kind."""
-    onehot = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 512)]
-    yield ("mlp_b512_h512", mlp_train_step,
-           [normal(rng, 784, 512, scale=0.05), np.zeros(512, np.float32),
-            normal(rng, 512, 10, scale=0.05), np.zeros(10, np.float32),
-            normal(rng, 512, 784), onehot],
-           {"atol": 1e-5, "rtol": 1e-4})
-    yield ("attention_s256", attention_block,
-           [normal(rng, 256, 512)] + [normal(rng, 512, 512, scale=0.05) for _ in range(4)],
-           {"atol": 1e-4, "rtol": 1e-4})
-    yield ("conv_net_8x32x32x32", conv_net,
-           [normal(rng, 8, 32, 32, 32), normal(rng, 3, 3, 32, 32, scale=0.1), normal(rng, 32, scale=0.1),
-            normal(rng, 3, 3, 32, 32, scale=0.1), normal(rng, 32, scale=0.1)],
-           {"atol": 1e-4, "rtol": 1e-4})
-    yield ("conv_net_rgb_3to64", conv_net,
-           [normal(rng, 8, 64, 64, 3), normal(rng, 3, 3, 3, 64, scale=0.3), normal(rng, 64, scale=0.1),
-            normal(rng, 3, 3, 64, 64, scale=0.05), normal(rng, 64, scale=0.1)],
-           {"atol": 1e-4, "rtol": 1e-4})
-    yield ("layernorm_gelu_2048x768", layernorm_gelu,
-           [normal(rng, 2048, 768), normal(rng, 768), normal(rng, 768)],
-           {"atol": 1e-5, "rtol": 1e-4})
+    yield mlp(rng, "mlp_b512_h512", 512, 512)
+    yield attention(rng, "attention_s256", 256, 512)
+    yield conv(rng, "conv_net_8x32x32x32", 8, 32, 32, 32)
+    yield conv(rng, "conv_net_rgb_3to64", 8, 64, 3, 64, scales=(0.3, 0.05))
+    yield layernorm(rng, "layernorm_gelu_2048x768", 2048, 768)
 
 
 def extra_programs(rng):
     """Twelve more sizes of the same kinds (`--sizes extra`): small and large
     batches, short and long rows, few features (fifteenth session)."""
-    def mlp(name, batch, hidden):
-        onehot = np.eye(10, dtype=np.float32)[rng.integers(0, 10, batch)]
-        return (name, mlp_train_step,
-                [normal(rng, 784, hidden, scale=0.05), np.zeros(hidden, np.float32),
-                 normal(rng, hidden, 10, scale=0.05), np.zeros(10, np.float32),
-                 normal(rng, batch, 784), onehot],
-                {"atol": 1e-5, "rtol": 1e-4})
-
-    def attention(name, s, d):
-        return (name, attention_block,
-                [normal(rng, s, d)] + [normal(rng, d, d, scale=0.05) for _ in range(4)],
-                {"atol": 1e-4, "rtol": 1e-4})
-
-    def conv(name, batch, hw, c):
-        return (name, conv_net,
-                [normal(rng, batch, hw, hw, c), normal(rng, 3, 3, c, c, scale=0.1), normal(rng, c, scale=0.1),
-                 normal(rng, 3, 3, c, c, scale=0.1), normal(rng, c, scale=0.1)],
-                {"atol": 1e-4, "rtol": 1e-4})
-
-    def layernorm(name, rows, cols):
-        return (name, layernorm_gelu, [normal(rng, rows, cols), normal(rng, cols), normal(rng, cols)],
-                {"atol": 1e-5, "rtol": 1e-4})
-
-    yield mlp("mlp_b128_h256", 128, 256)
-    yield mlp("mlp_b1024_h2048", 1024, 2048)
-    yield attention("attention_s1024_d512", 1024, 512)
-    yield attention("attention_s128_d256", 128, 256)
-    yield conv("conv_net_32x28x28x16", 32, 28, 16)
-    yield conv("conv_net_4x128x128x8", 4, 128, 8)
-    yield conv("conv_net_16x16x16x64", 16, 16, 64)
-    yield layernorm("layernorm_gelu_1024x768", 1024, 768)
-    yield layernorm("layernorm_gelu_8192x512", 8192, 512)
-    yield layernorm("layernorm_gelu_2048x4096", 2048, 4096)
-    yield layernorm("layernorm_gelu_4096x256", 4096, 256)
-    yield layernorm("layernorm_gelu_512x2048", 512, 2048)
+    yield mlp(rng, "mlp_b128_h256", 128, 256)
+    yield mlp(rng, "mlp_b1024_h2048", 1024, 2048)
+    yield attention(rng, "attention_s1024_d512", 1024, 512)
+    yield attention(rng, "attention_s128_d256", 128, 256)
+    yield conv(rng, "conv_net_32x28x28x16", 32, 28, 16, 16)
+    yield conv(rng, "conv_net_4x128x128x8", 4, 128, 8, 8)
+    yield conv(rng, "conv_net_16x16x16x64", 16, 16, 64, 64)
+    yield layernorm(rng, "layernorm_gelu_1024x768", 1024, 768)
+    yield layernorm(rng, "layernorm_gelu_8192x512", 8192, 512)
+    yield layernorm(rng, "layernorm_gelu_2048x4096", 2048, 4096)
+    yield layernorm(rng, "layernorm_gelu_4096x256", 4096, 256)
+    yield layernorm(rng, "layernorm_gelu_512x2048", 512, 2048)
 
 
 # --- timing and output ------------------------------------------------------
