@@ -376,7 +376,7 @@ fn a_large_normalization_runs_rows_per_tile_and_streams_its_result() {
 /// quotients, for rows shorter and longer than a tile.
 #[test]
 fn a_division_by_one_value_a_row_reads_it_row_by_row() {
-    for (rows, cols) in [(24usize, 512usize), (5, 3000), (70, 100)] {
+    for (rows, cols) in [(24usize, 512usize), (5, 3000), (70, 100), (300, 64), (90, 40)] {
         let module = format!(
             r#"{{"format": "xla-json/1", "computations": {{"main": {{
           "params": [{{"name": "x", "shape": "f32[{rows},{cols}]"}}, {{"name": "s", "shape": "f32[{rows}]"}}],
@@ -474,12 +474,13 @@ fn a_conv_layer_adds_its_bias_and_relu_as_it_stores() {
 /// are one row pipeline (`fast/src/fusion/pipeline.rs`) that folds a few
 /// rows and normalizes them while they are in L1. It computes bit for bit
 /// what the ops compute one by one, for rows read several a tile (768),
-/// one a tile (3000) and shorter than a tile (100), and whether its last
+/// one a tile (3000), shorter than a tile (100) and shorter than a quarter
+/// of one, whole vectors or not (64, 40), and whether its last
 /// stage runs on the typed tiles or, with a round trip through f64 that
 /// they do not run, after the other stages over all rows.
 #[test]
 fn a_layer_norm_is_one_row_pipeline() {
-    for (rows, cols) in [(37usize, 768usize), (5, 3000), (64, 100)] {
+    for (rows, cols) in [(37usize, 768usize), (5, 3000), (64, 100), (300, 64), (70, 40)] {
         for round_trip in [false, true] {
             let last = if round_trip {
                 r#"{"name": "w", "op": "ConvertElementType", "operands": ["y"], "new_element_type": "f64"},

@@ -173,7 +173,7 @@ macro_rules! chain_lanes {
             /// amortize the dispatch, and the larger match cost more than
             /// it saved.
             const CODES: bool = $codes;
-            type Regs = [$vec; UNROLL];
+            type Regs<const N: usize> = [$vec; N];
 
             /// See [`super::ChainFloat::run_chain`]; the CPU has `$features`.
             #[target_feature(enable = $features)]
@@ -188,24 +188,35 @@ macro_rules! chain_lanes {
                 }
             }
 
+            /// Vectors per tail block: a run's positions after its whole
+            /// blocks go in blocks of this many, the last one masked. A
+            /// whole masked block ran every link on all `UNROLL` vectors:
+            /// on rows of 64 f32 (LayerNorm + GELU over f32[16384,64]) the
+            /// zmm chains computed four times the values they kept.
+            const QUARTER: usize = UNROLL / 4;
+
             #[inline(always)]
             unsafe fn blocks<const STREAM: bool>(links: &[Link<$t>], start: usize, end: usize) {
                 const BLOCK: usize = $lanes * UNROLL;
                 let mut i = start;
                 while i + BLOCK <= end {
-                    block::<STREAM, true>(links, i, &[<$mask>::MAX; UNROLL]);
+                    block::<STREAM, true, UNROLL>(links, i, &[<$mask>::MAX; UNROLL]);
                     i += BLOCK;
                 }
+                while i + $lanes * QUARTER <= end {
+                    block::<STREAM, true, QUARTER>(links, i, &[<$mask>::MAX; QUARTER]);
+                    i += $lanes * QUARTER;
+                }
                 if i < end {
-                    block::<STREAM, false>(links, i, &tail_masks(end - i));
+                    block::<STREAM, false, QUARTER>(links, i, &tail_masks(end - i));
                 }
             }
 
             /// Masks of a last block with `left` positions: masked-out
             /// lanes are neither read nor written.
             #[inline(always)]
-            fn tail_masks(left: usize) -> [$mask; UNROLL] {
-                let mut masks = [0; UNROLL];
+            fn tail_masks<const N: usize>(left: usize) -> [$mask; N] {
+                let mut masks = [0; N];
                 for (k, m) in masks.iter_mut().enumerate() {
                     let n = left.saturating_sub(k * $lanes).min($lanes);
                     *m = ((1u32 << n) - 1) as $mask;
@@ -222,87 +233,102 @@ macro_rules! chain_lanes {
             #[target_feature(enable = $features)]
             pub(super) unsafe fn run_sum(links: &[Link<$t>], start: usize, len: usize) -> $t {
                 const BLOCK: usize = $lanes * UNROLL;
-                const PARTS: usize = row::VECTORS;
-                let mut part = [$set1(0.0); PARTS];
-                let mut add_block = |i: usize, v: &Regs, whole: usize| {
-                    for (k, &x) in v.iter().enumerate().take(whole) {
-                        // The position in the row.
-                        let at = i - start + k * $lanes;
-                        let p = (at / $lanes) % PARTS;
-                        part[p] = if at < PARTIAL_SUMS { x } else { $add(part[p], x) };
-                    }
-                };
+                let mut part = [$set1(0.0); row::VECTORS];
                 let (mut i, end) = (start, start + len);
                 while i + BLOCK <= end {
-                    add_block(i, &block::<false, true>(links, i, &[<$mask>::MAX; UNROLL]), UNROLL);
+                    let v = block::<false, true, UNROLL>(links, i, &[<$mask>::MAX; UNROLL]);
+                    add_block(&mut part, i - start, &v, UNROLL);
                     i += BLOCK;
                 }
+                // A quarter block is 64 positions or fewer, and divides
+                // 64: no masked block is left when `len` is whole partial
+                // sums. The masked one keeps a wrong `len` in bounds.
+                while i + $lanes * QUARTER <= end {
+                    let v = block::<false, true, QUARTER>(links, i, &[<$mask>::MAX; QUARTER]);
+                    add_block(&mut part, i - start, &v, QUARTER);
+                    i += $lanes * QUARTER;
+                }
                 if i < end {
-                    // Whole vectors only (len is a multiple of 64).
-                    add_block(i, &block::<false, false>(links, i, &tail_masks(end - i)), (end - i) / $lanes);
+                    let v = block::<false, false, QUARTER>(links, i, &tail_masks(end - i));
+                    add_block(&mut part, i - start, &v, (end - i) / $lanes);
                 }
                 row::sum_partials(part)
             }
 
-            /// Positions `at..at + lanes·UNROLL` (those in `masks`; all of
+            /// Adds the first `whole` vectors of a block at row position
+            /// `from` to the partial sums they belong to.
+            #[inline(always)]
+            unsafe fn add_block<const N: usize>(part: &mut [$vec; row::VECTORS], from: usize, v: &Regs<N>, whole: usize) {
+                for (k, &x) in v.iter().enumerate().take(whole) {
+                    let at = from + k * $lanes;
+                    let p = (at / $lanes) % row::VECTORS;
+                    part[p] = if at < PARTIAL_SUMS { x } else { $add(part[p], x) };
+                }
+            }
+
+            /// Positions `at..at + lanes·N` (those in `masks`; all of
             /// them when `FULL`) through every link.
             #[inline(always)]
-            unsafe fn block<const STREAM: bool, const FULL: bool>(links: &[Link<$t>], at: usize, masks: &[$mask; UNROLL]) -> Regs {
+            unsafe fn block<const STREAM: bool, const FULL: bool, const N: usize>(
+                links: &[Link<$t>],
+                at: usize,
+                masks: &[$mask; N],
+            ) -> Regs<N> {
                 let sign = $set1(-0.0);
-                let mut v: Regs = [$set1(0.0); UNROLL];
+                let mut v: Regs<N> = [$set1(0.0); N];
                 for l in links {
                     let v = &mut v;
                     // See `CODES`.
-                    let code = if CODES { l.code() } else { Code::Other };
+                    let code = if CODES || N < UNROLL { l.code() } else { Code::Other };
                     match code {
                         Code::AddPrevOne => prev_one(v, l.b.one(), |x, y| $add(x, y)),
                         Code::AddOnePrev => one_prev(v, l.a.one(), |x, y| $add(x, y)),
-                        Code::AddPrevAt => prev_at::<FULL>(v, l.b.at(), at, masks, |x, y| $add(x, y)),
-                        Code::AddAtPrev => at_prev::<FULL>(v, l.a.at(), at, masks, |x, y| $add(x, y)),
-                        Code::AddPrevPrev => unary::<FULL>(v, Arg::Prev, at, masks, |x| $add(x, x)),
-                        Code::AddAtOne => at_one::<FULL>(v, l.a.at(), l.b.one(), at, masks, |x, y| $add(x, y)),
-                        Code::AddOneAt => one_at::<FULL>(v, l.a.one(), l.b.at(), at, masks, |x, y| $add(x, y)),
-                        Code::AddAtAt => at_at::<FULL>(v, l.a.at(), l.b.at(), at, masks, |x, y| $add(x, y)),
+                        Code::AddPrevAt => prev_at::<FULL, N>(v, l.b.at(), at, masks, |x, y| $add(x, y)),
+                        Code::AddAtPrev => at_prev::<FULL, N>(v, l.a.at(), at, masks, |x, y| $add(x, y)),
+                        Code::AddPrevPrev => unary::<FULL, N>(v, Arg::Prev, at, masks, |x| $add(x, x)),
+                        Code::AddAtOne => at_one::<FULL, N>(v, l.a.at(), l.b.one(), at, masks, |x, y| $add(x, y)),
+                        Code::AddOneAt => one_at::<FULL, N>(v, l.a.one(), l.b.at(), at, masks, |x, y| $add(x, y)),
+                        Code::AddAtAt => at_at::<FULL, N>(v, l.a.at(), l.b.at(), at, masks, |x, y| $add(x, y)),
                         Code::SubPrevOne => prev_one(v, l.b.one(), |x, y| $sub(x, y)),
                         Code::SubOnePrev => one_prev(v, l.a.one(), |x, y| $sub(x, y)),
-                        Code::SubPrevAt => prev_at::<FULL>(v, l.b.at(), at, masks, |x, y| $sub(x, y)),
-                        Code::SubAtPrev => at_prev::<FULL>(v, l.a.at(), at, masks, |x, y| $sub(x, y)),
-                        Code::SubPrevPrev => unary::<FULL>(v, Arg::Prev, at, masks, |x| $sub(x, x)),
-                        Code::SubAtOne => at_one::<FULL>(v, l.a.at(), l.b.one(), at, masks, |x, y| $sub(x, y)),
-                        Code::SubOneAt => one_at::<FULL>(v, l.a.one(), l.b.at(), at, masks, |x, y| $sub(x, y)),
-                        Code::SubAtAt => at_at::<FULL>(v, l.a.at(), l.b.at(), at, masks, |x, y| $sub(x, y)),
+                        Code::SubPrevAt => prev_at::<FULL, N>(v, l.b.at(), at, masks, |x, y| $sub(x, y)),
+                        Code::SubAtPrev => at_prev::<FULL, N>(v, l.a.at(), at, masks, |x, y| $sub(x, y)),
+                        Code::SubPrevPrev => unary::<FULL, N>(v, Arg::Prev, at, masks, |x| $sub(x, x)),
+                        Code::SubAtOne => at_one::<FULL, N>(v, l.a.at(), l.b.one(), at, masks, |x, y| $sub(x, y)),
+                        Code::SubOneAt => one_at::<FULL, N>(v, l.a.one(), l.b.at(), at, masks, |x, y| $sub(x, y)),
+                        Code::SubAtAt => at_at::<FULL, N>(v, l.a.at(), l.b.at(), at, masks, |x, y| $sub(x, y)),
                         Code::MulPrevOne => prev_one(v, l.b.one(), |x, y| $mul(x, y)),
                         Code::MulOnePrev => one_prev(v, l.a.one(), |x, y| $mul(x, y)),
-                        Code::MulPrevAt => prev_at::<FULL>(v, l.b.at(), at, masks, |x, y| $mul(x, y)),
-                        Code::MulAtPrev => at_prev::<FULL>(v, l.a.at(), at, masks, |x, y| $mul(x, y)),
-                        Code::MulPrevPrev => unary::<FULL>(v, Arg::Prev, at, masks, |x| $mul(x, x)),
-                        Code::MulAtOne => at_one::<FULL>(v, l.a.at(), l.b.one(), at, masks, |x, y| $mul(x, y)),
-                        Code::MulOneAt => one_at::<FULL>(v, l.a.one(), l.b.at(), at, masks, |x, y| $mul(x, y)),
-                        Code::MulAtAt => at_at::<FULL>(v, l.a.at(), l.b.at(), at, masks, |x, y| $mul(x, y)),
+                        Code::MulPrevAt => prev_at::<FULL, N>(v, l.b.at(), at, masks, |x, y| $mul(x, y)),
+                        Code::MulAtPrev => at_prev::<FULL, N>(v, l.a.at(), at, masks, |x, y| $mul(x, y)),
+                        Code::MulPrevPrev => unary::<FULL, N>(v, Arg::Prev, at, masks, |x| $mul(x, x)),
+                        Code::MulAtOne => at_one::<FULL, N>(v, l.a.at(), l.b.one(), at, masks, |x, y| $mul(x, y)),
+                        Code::MulOneAt => one_at::<FULL, N>(v, l.a.one(), l.b.at(), at, masks, |x, y| $mul(x, y)),
+                        Code::MulAtAt => at_at::<FULL, N>(v, l.a.at(), l.b.at(), at, masks, |x, y| $mul(x, y)),
                         Code::DivPrevOne => prev_one(v, l.b.one(), |x, y| $div(x, y)),
                         Code::DivOnePrev => one_prev(v, l.a.one(), |x, y| $div(x, y)),
-                        Code::DivPrevAt => prev_at::<FULL>(v, l.b.at(), at, masks, |x, y| $div(x, y)),
-                        Code::DivAtPrev => at_prev::<FULL>(v, l.a.at(), at, masks, |x, y| $div(x, y)),
-                        Code::DivPrevPrev => unary::<FULL>(v, Arg::Prev, at, masks, |x| $div(x, x)),
-                        Code::DivAtOne => at_one::<FULL>(v, l.a.at(), l.b.one(), at, masks, |x, y| $div(x, y)),
-                        Code::DivOneAt => one_at::<FULL>(v, l.a.one(), l.b.at(), at, masks, |x, y| $div(x, y)),
-                        Code::DivAtAt => at_at::<FULL>(v, l.a.at(), l.b.at(), at, masks, |x, y| $div(x, y)),
-                        Code::Neg => unary::<FULL>(v, Arg::Prev, at, masks, |x| $xor(x, sign)),
-                        Code::Abs => unary::<FULL>(v, Arg::Prev, at, masks, |x| $andnot(sign, x)),
-                        Code::Sqrt => unary::<FULL>(v, Arg::Prev, at, masks, |x| $sqrt(x)),
-                        Code::Rsqrt => unary::<FULL>(v, Arg::Prev, at, masks, |x| $div($set1(1.0), $sqrt(x))),
-                        Code::Exp => *v = heavy(exp_regs, *v),
-                        Code::Tanh => *v = heavy(tanh_regs, *v),
-                        Code::Other => general::<FULL>(v, l, at, masks),
+                        Code::DivPrevAt => prev_at::<FULL, N>(v, l.b.at(), at, masks, |x, y| $div(x, y)),
+                        Code::DivAtPrev => at_prev::<FULL, N>(v, l.a.at(), at, masks, |x, y| $div(x, y)),
+                        Code::DivPrevPrev => unary::<FULL, N>(v, Arg::Prev, at, masks, |x| $div(x, x)),
+                        Code::DivAtOne => at_one::<FULL, N>(v, l.a.at(), l.b.one(), at, masks, |x, y| $div(x, y)),
+                        Code::DivOneAt => one_at::<FULL, N>(v, l.a.one(), l.b.at(), at, masks, |x, y| $div(x, y)),
+                        Code::DivAtAt => at_at::<FULL, N>(v, l.a.at(), l.b.at(), at, masks, |x, y| $div(x, y)),
+                        Code::Neg => unary::<FULL, N>(v, Arg::Prev, at, masks, |x| $xor(x, sign)),
+                        Code::Abs => unary::<FULL, N>(v, Arg::Prev, at, masks, |x| $andnot(sign, x)),
+                        Code::Sqrt => unary::<FULL, N>(v, Arg::Prev, at, masks, |x| $sqrt(x)),
+                        Code::Rsqrt => unary::<FULL, N>(v, Arg::Prev, at, masks, |x| $div($set1(1.0), $sqrt(x))),
+                        Code::Exp => *v = heavy(exp_regs::<N>, *v),
+                        Code::Tanh => *v = heavy(tanh_regs::<N>, *v),
+                        Code::Other => general::<FULL, N>(v, l, at, masks),
                     }
                     if !l.store.is_null() {
                         let to = l.store.add(at);
                         if FULL && STREAM && l.stream && (to as usize).is_multiple_of(64) {
-                            for k in 0..UNROLL {
+                            for k in 0..N {
                                 $stream(to.add(k * $lanes), v[k]);
                             }
                         } else {
-                            for k in 0..UNROLL {
+                            for k in 0..N {
                                 store::<FULL>(to.add(k * $lanes), masks[k], v[k]);
                             }
                         }
@@ -313,7 +339,7 @@ macro_rules! chain_lanes {
 
             /// `v = op(v, y)`.
             #[inline(always)]
-            unsafe fn prev_one(v: &mut Regs, y: $t, op: impl Fn($vec, $vec) -> $vec) {
+            unsafe fn prev_one<const N: usize>(v: &mut Regs<N>, y: $t, op: impl Fn($vec, $vec) -> $vec) {
                 let y = $set1(y);
                 for x in v.iter_mut() {
                     *x = op(*x, y);
@@ -322,7 +348,7 @@ macro_rules! chain_lanes {
 
             /// `v = op(x, v)`.
             #[inline(always)]
-            unsafe fn one_prev(v: &mut Regs, x: $t, op: impl Fn($vec, $vec) -> $vec) {
+            unsafe fn one_prev<const N: usize>(v: &mut Regs<N>, x: $t, op: impl Fn($vec, $vec) -> $vec) {
                 let x = $set1(x);
                 for y in v.iter_mut() {
                     *y = op(x, *y);
@@ -331,106 +357,106 @@ macro_rules! chain_lanes {
 
             /// `v = op(v, q[..])`.
             #[inline(always)]
-            unsafe fn prev_at<const FULL: bool>(
-                v: &mut Regs,
+            unsafe fn prev_at<const FULL: bool, const N: usize>(
+                v: &mut Regs<N>,
                 q: *const $t,
                 at: usize,
-                masks: &[$mask; UNROLL],
+                masks: &[$mask; N],
                 op: impl Fn($vec, $vec) -> $vec,
             ) {
                 for (k, x) in v.iter_mut().enumerate() {
-                    *x = op(*x, load::<FULL>(q, at, k, masks));
+                    *x = op(*x, load::<FULL, N>(q, at, k, masks));
                 }
             }
 
             /// `v = op(p[..], v)`.
             #[inline(always)]
-            unsafe fn at_prev<const FULL: bool>(
-                v: &mut Regs,
+            unsafe fn at_prev<const FULL: bool, const N: usize>(
+                v: &mut Regs<N>,
                 p: *const $t,
                 at: usize,
-                masks: &[$mask; UNROLL],
+                masks: &[$mask; N],
                 op: impl Fn($vec, $vec) -> $vec,
             ) {
                 for (k, y) in v.iter_mut().enumerate() {
-                    *y = op(load::<FULL>(p, at, k, masks), *y);
+                    *y = op(load::<FULL, N>(p, at, k, masks), *y);
                 }
             }
 
             /// `v = op(p[..], y)`.
             #[inline(always)]
-            unsafe fn at_one<const FULL: bool>(
-                v: &mut Regs,
+            unsafe fn at_one<const FULL: bool, const N: usize>(
+                v: &mut Regs<N>,
                 p: *const $t,
                 y: $t,
                 at: usize,
-                masks: &[$mask; UNROLL],
+                masks: &[$mask; N],
                 op: impl Fn($vec, $vec) -> $vec,
             ) {
                 let y = $set1(y);
                 for (k, x) in v.iter_mut().enumerate() {
-                    *x = op(load::<FULL>(p, at, k, masks), y);
+                    *x = op(load::<FULL, N>(p, at, k, masks), y);
                 }
             }
 
             /// `v = op(x, q[..])`.
             #[inline(always)]
-            unsafe fn one_at<const FULL: bool>(
-                v: &mut Regs,
+            unsafe fn one_at<const FULL: bool, const N: usize>(
+                v: &mut Regs<N>,
                 x: $t,
                 q: *const $t,
                 at: usize,
-                masks: &[$mask; UNROLL],
+                masks: &[$mask; N],
                 op: impl Fn($vec, $vec) -> $vec,
             ) {
                 let x = $set1(x);
                 for (k, y) in v.iter_mut().enumerate() {
-                    *y = op(x, load::<FULL>(q, at, k, masks));
+                    *y = op(x, load::<FULL, N>(q, at, k, masks));
                 }
             }
 
             /// `v = op(p[..], q[..])`.
             #[inline(always)]
-            unsafe fn at_at<const FULL: bool>(
-                v: &mut Regs,
+            unsafe fn at_at<const FULL: bool, const N: usize>(
+                v: &mut Regs<N>,
                 p: *const $t,
                 q: *const $t,
                 at: usize,
-                masks: &[$mask; UNROLL],
+                masks: &[$mask; N],
                 op: impl Fn($vec, $vec) -> $vec,
             ) {
                 for (k, x) in v.iter_mut().enumerate() {
-                    *x = op(load::<FULL>(p, at, k, masks), load::<FULL>(q, at, k, masks));
+                    *x = op(load::<FULL, N>(p, at, k, masks), load::<FULL, N>(q, at, k, masks));
                 }
             }
 
             /// The general arms, for the links no code covers (`Code::Other`).
             #[inline(always)]
-            unsafe fn general<const FULL: bool>(v: &mut Regs, l: &Link<$t>, at: usize, masks: &[$mask; UNROLL]) {
+            unsafe fn general<const FULL: bool, const N: usize>(v: &mut Regs<N>, l: &Link<$t>, at: usize, masks: &[$mask; N]) {
                 let sign = $set1(-0.0);
                 let (a, b) = (l.a, l.b);
                 match l.op {
-                    LinkOp::Add => binary::<FULL>(v, a, b, at, masks, |x, y| $add(x, y)),
-                    LinkOp::Sub => binary::<FULL>(v, a, b, at, masks, |x, y| $sub(x, y)),
-                    LinkOp::Mul => binary::<FULL>(v, a, b, at, masks, |x, y| $mul(x, y)),
-                    LinkOp::Div => binary::<FULL>(v, a, b, at, masks, |x, y| $div(x, y)),
-                    LinkOp::Neg => unary::<FULL>(v, a, at, masks, |x| $xor(x, sign)),
-                    LinkOp::Abs => unary::<FULL>(v, a, at, masks, |x| $andnot(sign, x)),
-                    LinkOp::Sqrt => unary::<FULL>(v, a, at, masks, |x| $sqrt(x)),
-                    LinkOp::Rsqrt => unary::<FULL>(v, a, at, masks, |x| $div($set1(1.0), $sqrt(x))),
+                    LinkOp::Add => binary::<FULL, N>(v, a, b, at, masks, |x, y| $add(x, y)),
+                    LinkOp::Sub => binary::<FULL, N>(v, a, b, at, masks, |x, y| $sub(x, y)),
+                    LinkOp::Mul => binary::<FULL, N>(v, a, b, at, masks, |x, y| $mul(x, y)),
+                    LinkOp::Div => binary::<FULL, N>(v, a, b, at, masks, |x, y| $div(x, y)),
+                    LinkOp::Neg => unary::<FULL, N>(v, a, at, masks, |x| $xor(x, sign)),
+                    LinkOp::Abs => unary::<FULL, N>(v, a, at, masks, |x| $andnot(sign, x)),
+                    LinkOp::Sqrt => unary::<FULL, N>(v, a, at, masks, |x| $sqrt(x)),
+                    LinkOp::Rsqrt => unary::<FULL, N>(v, a, at, masks, |x| $div($set1(1.0), $sqrt(x))),
                     LinkOp::Exp => {
-                        unary::<FULL>(v, a, at, masks, |x| x);
-                        *v = heavy(exp_regs, *v);
+                        unary::<FULL, N>(v, a, at, masks, |x| x);
+                        *v = heavy(exp_regs::<N>, *v);
                     }
                     LinkOp::Tanh => {
-                        unary::<FULL>(v, a, at, masks, |x| x);
-                        *v = heavy(tanh_regs, *v);
+                        unary::<FULL, N>(v, a, at, masks, |x| x);
+                        *v = heavy(tanh_regs::<N>, *v);
                     }
-                    LinkOp::Compare(d) => compare::<FULL>(v, d, a, b, at, masks),
+                    LinkOp::Compare(d) => compare::<FULL, N>(v, d, a, b, at, masks),
                     LinkOp::Select => {
-                        let (b, c) = (arg::<FULL>(b, v, at, masks), arg::<FULL>(l.c, v, at, masks));
-                        unary::<FULL>(v, a, at, masks, |x| x);
-                        for k in 0..UNROLL {
+                        let (b, c) = (arg::<FULL, N>(b, v, at, masks), arg::<FULL, N>(l.c, v, at, masks));
+                        unary::<FULL, N>(v, a, at, masks, |x| x);
+                        for k in 0..N {
                             v[k] = $select(v[k], b[k], c[k]);
                         }
                     }
@@ -439,7 +465,7 @@ macro_rules! chain_lanes {
 
             /// Vector `k` of the block from `p` (`p` at the block's start).
             #[inline(always)]
-            unsafe fn load<const FULL: bool>(p: *const $t, at: usize, k: usize, masks: &[$mask; UNROLL]) -> $vec {
+            unsafe fn load<const FULL: bool, const N: usize>(p: *const $t, at: usize, k: usize, masks: &[$mask; N]) -> $vec {
                 if FULL {
                     $loadu(p.add(at + k * $lanes))
                 } else {
@@ -458,7 +484,13 @@ macro_rules! chain_lanes {
 
             /// `v = f(a)`, in place when `a` is the previous value.
             #[inline(always)]
-            unsafe fn unary<const FULL: bool>(v: &mut Regs, a: Arg<$t>, at: usize, masks: &[$mask; UNROLL], f: impl Fn($vec) -> $vec) {
+            unsafe fn unary<const FULL: bool, const N: usize>(
+                v: &mut Regs<N>,
+                a: Arg<$t>,
+                at: usize,
+                masks: &[$mask; N],
+                f: impl Fn($vec) -> $vec,
+            ) {
                 match a {
                     Arg::Prev => {
                         for x in v.iter_mut() {
@@ -467,10 +499,10 @@ macro_rules! chain_lanes {
                     }
                     Arg::At(p) => {
                         for (k, x) in v.iter_mut().enumerate() {
-                            *x = f(load::<FULL>(p, at, k, masks));
+                            *x = f(load::<FULL, N>(p, at, k, masks));
                         }
                     }
-                    Arg::One(a) => *v = [f($set1(a)); UNROLL],
+                    Arg::One(a) => *v = [f($set1(a)); N],
                 }
             }
 
@@ -478,29 +510,31 @@ macro_rules! chain_lanes {
             /// the chains run (the previous value with a constant or a
             /// tile operand) update the values in place.
             #[inline(always)]
-            unsafe fn binary<const FULL: bool>(
-                v: &mut Regs,
+            unsafe fn binary<const FULL: bool, const N: usize>(
+                v: &mut Regs<N>,
                 a: Arg<$t>,
                 b: Arg<$t>,
                 at: usize,
-                masks: &[$mask; UNROLL],
+                masks: &[$mask; N],
                 f: impl Fn($vec, $vec) -> $vec,
             ) {
                 match (a, b) {
                     (Arg::Prev, Arg::One(y)) => prev_one(v, y, f),
                     (Arg::One(x), Arg::Prev) => one_prev(v, x, f),
-                    (Arg::Prev, Arg::At(q)) => prev_at::<FULL>(v, q, at, masks, f),
-                    (Arg::At(p), Arg::Prev) => at_prev::<FULL>(v, p, at, masks, f),
+                    (Arg::Prev, Arg::At(q)) => prev_at::<FULL, N>(v, q, at, masks, f),
+                    (Arg::At(p), Arg::Prev) => at_prev::<FULL, N>(v, p, at, masks, f),
+                    (Arg::At(p), Arg::One(y)) => at_one::<FULL, N>(v, p, y, at, masks, f),
+                    (Arg::One(x), Arg::At(q)) => one_at::<FULL, N>(v, x, q, at, masks, f),
+                    (Arg::At(p), Arg::At(q)) => at_at::<FULL, N>(v, p, q, at, masks, f),
                     (Arg::Prev, Arg::Prev) => {
                         for x in v.iter_mut() {
                             *x = f(*x, *x);
                         }
                     }
                     (a, b) => {
-                        // Neither is the previous value: both from memory
-                        // or constants.
-                        let (a, b) = (arg::<FULL>(a, v, at, masks), arg::<FULL>(b, v, at, masks));
-                        for k in 0..UNROLL {
+                        // Two constants.
+                        let (a, b) = (arg::<FULL, N>(a, v, at, masks), arg::<FULL, N>(b, v, at, masks));
+                        for k in 0..N {
                             v[k] = f(a[k], b[k]);
                         }
                     }
@@ -509,15 +543,22 @@ macro_rules! chain_lanes {
 
             /// `v = a d b` as markers (`choose.rs`: bits one for true).
             #[inline(always)]
-            unsafe fn compare<const FULL: bool>(v: &mut Regs, d: Direction, a: Arg<$t>, b: Arg<$t>, at: usize, masks: &[$mask; UNROLL]) {
+            unsafe fn compare<const FULL: bool, const N: usize>(
+                v: &mut Regs<N>,
+                d: Direction,
+                a: Arg<$t>,
+                b: Arg<$t>,
+                at: usize,
+                masks: &[$mask; N],
+            ) {
                 let yes = $set1(<$t>::from_bits(1));
                 match d {
-                    Direction::Eq => binary::<FULL>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_EQ_OQ>(x, y), yes)),
-                    Direction::Ne => binary::<FULL>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_NEQ_UQ>(x, y), yes)),
-                    Direction::Lt => binary::<FULL>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_LT_OQ>(x, y), yes)),
-                    Direction::Le => binary::<FULL>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_LE_OQ>(x, y), yes)),
-                    Direction::Gt => binary::<FULL>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_GT_OQ>(x, y), yes)),
-                    Direction::Ge => binary::<FULL>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_GE_OQ>(x, y), yes)),
+                    Direction::Eq => binary::<FULL, N>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_EQ_OQ>(x, y), yes)),
+                    Direction::Ne => binary::<FULL, N>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_NEQ_UQ>(x, y), yes)),
+                    Direction::Lt => binary::<FULL, N>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_LT_OQ>(x, y), yes)),
+                    Direction::Le => binary::<FULL, N>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_LE_OQ>(x, y), yes)),
+                    Direction::Gt => binary::<FULL, N>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_GT_OQ>(x, y), yes)),
+                    Direction::Ge => binary::<FULL, N>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_GE_OQ>(x, y), yes)),
                 }
             }
 
@@ -530,12 +571,12 @@ macro_rules! chain_lanes {
             /// block of stores more (one thread, `chain_costs`: the Tanh
             /// link 0.50 -> 0.47-0.49 ns per element).
             #[target_feature(enable = $features)]
-            unsafe fn exp_regs(v: &mut Regs) {
+            unsafe fn exp_regs<const N: usize>(v: &mut Regs<N>) {
                 $exp(v);
             }
 
             #[target_feature(enable = $features)]
-            unsafe fn tanh_regs(v: &mut Regs) {
+            unsafe fn tanh_regs<const N: usize>(v: &mut Regs<N>) {
                 $tanh(v);
             }
 
@@ -545,7 +586,7 @@ macro_rules! chain_lanes {
             /// them on the stack: GELU's light links 0.21 -> 0.39 ns per
             /// element, `chain_costs`).
             #[inline(always)]
-            unsafe fn heavy(f: unsafe fn(&mut Regs), v: Regs) -> Regs {
+            unsafe fn heavy<const N: usize>(f: unsafe fn(&mut Regs<N>), v: Regs<N>) -> Regs<N> {
                 let mut copy = v;
                 std::hint::black_box(f)(&mut copy);
                 copy
@@ -554,11 +595,20 @@ macro_rules! chain_lanes {
             /// An operand's vectors for the block (a copy of `prev` for the
             /// previous value).
             #[inline(always)]
-            unsafe fn arg<const FULL: bool>(a: Arg<$t>, prev: &Regs, at: usize, masks: &[$mask; UNROLL]) -> Regs {
+            unsafe fn arg<const FULL: bool, const N: usize>(a: Arg<$t>, prev: &Regs<N>, at: usize, masks: &[$mask; N]) -> Regs<N> {
                 match a {
                     Arg::Prev => *prev,
-                    Arg::At(p) => std::array::from_fn(|k| load::<FULL>(p, at, k, masks)),
-                    Arg::One(x) => [$set1(x); UNROLL],
+                    Arg::At(p) => {
+                        // A loop, not `array::from_fn`: its closure has
+                        // no target features, so the loads in it were
+                        // calls.
+                        let mut v = [$set1(0.0); N];
+                        for (k, x) in v.iter_mut().enumerate() {
+                            *x = load::<FULL, N>(p, at, k, masks);
+                        }
+                        v
+                    }
+                    Arg::One(x) => [$set1(x); N],
                 }
             }
         }

@@ -35,8 +35,14 @@ fn scalar<T: crate::elem::float::Wide + std::ops::Add<Output = T>>(op: LaneOp, a
     }
 }
 
-/// Values of `fold_any_order` per partial result.
+/// Partial results of `fold_any_order`.
 pub(crate) const PARTS: usize = 64;
+
+/// Partial results of `fold_any_order` for rows shorter than two of
+/// [`PARTS`]; rows shorter than two of these are folded in order, as the
+/// portable fold (its 8 partial results for rows of 16 to 31 have no
+/// lanes here).
+pub(crate) const SHORT_PARTS: usize = 16;
 
 /// A row-fold module for one element type and vector width, compiled for
 /// `$features`; `$helpers` holds its exact `max`/`min` and `marks` (see
@@ -47,19 +53,34 @@ macro_rules! row_lanes {
         #[cfg(target_arch = "x86_64")]
         pub(crate) mod $module {
             use super::$helpers::{marks, max, min};
-            use super::{scalar, LaneOp, PARTS};
+            use super::{scalar, LaneOp, PARTS, SHORT_PARTS};
             use std::arch::x86_64::*;
 
             pub(crate) const VECTORS: usize = PARTS / $lanes;
 
+            /// Vectors of [`SHORT_PARTS`] partial results.
+            const SHORT: usize = SHORT_PARTS / $lanes;
+
             /// `fold_any_order`'s result before `acc` (see the module
-            /// comment); `xs.len() >= 2 * PARTS`, the CPU has `$features`.
+            /// comment): its 64 partial results for `xs.len() >= 2 * PARTS`,
+            /// else its 16 (`xs.len() >= 2 * SHORT_PARTS`); the CPU has
+            /// `$features`.
             #[target_feature(enable = $features)]
             pub(super) unsafe fn fold(op: LaneOp, xs: &[$t]) -> $t {
+                if xs.len() >= 2 * PARTS {
+                    fold_in::<VECTORS>(op, xs)
+                } else {
+                    fold_in::<SHORT>(op, xs)
+                }
+            }
+
+            /// [`fold`] with `V` vectors of partial results.
+            #[inline(always)]
+            unsafe fn fold_in<const V: usize>(op: LaneOp, xs: &[$t]) -> $t {
                 match op {
-                    LaneOp::Add => exact(op, xs, |a, b| $add(a, b)),
-                    LaneOp::Max => plain(op, xs, |a, b| $max_ps(a, b)).unwrap_or_else(|| exact(op, xs, |a, b| max(a, b))),
-                    LaneOp::Min => plain(op, xs, |a, b| $min_ps(a, b)).unwrap_or_else(|| exact(op, xs, |a, b| min(a, b))),
+                    LaneOp::Add => exact::<V>(op, xs, |a, b| $add(a, b)),
+                    LaneOp::Max => plain::<V>(op, xs, |a, b| $max_ps(a, b)).unwrap_or_else(|| exact::<V>(op, xs, |a, b| max(a, b))),
+                    LaneOp::Min => plain::<V>(op, xs, |a, b| $min_ps(a, b)).unwrap_or_else(|| exact::<V>(op, xs, |a, b| min(a, b))),
                 }
             }
 
@@ -71,44 +92,49 @@ macro_rules! row_lanes {
             /// operations and a blend per vector: 103 ns per 512-value row
             /// against 25 for a sum.
             #[inline(always)]
-            unsafe fn plain(op: LaneOp, xs: &[$t], f: impl Fn($vec, $vec) -> $vec) -> Option<$t> {
+            unsafe fn plain<const V: usize>(op: LaneOp, xs: &[$t], f: impl Fn($vec, $vec) -> $vec) -> Option<$t> {
                 // QNaN, +0, -0, SNaN.
-                let (folded, seen) = with(op, xs, f, |v| marks(v));
+                let (folded, seen) = with::<V>(op, xs, f, |v| marks(v));
                 (seen == 0).then_some(folded)
             }
 
             /// The fold with `f`, marking nothing.
             #[inline(always)]
-            unsafe fn exact(op: LaneOp, xs: &[$t], f: impl Fn($vec, $vec) -> $vec) -> $t {
-                with(op, xs, f, |_| 0).0
+            unsafe fn exact<const V: usize>(op: LaneOp, xs: &[$t], f: impl Fn($vec, $vec) -> $vec) -> $t {
+                with::<V>(op, xs, f, |_| 0).0
             }
 
-            /// The fold with `f`, and the OR of `mark` over every vector
-            /// it loaded.
+            /// The fold with `f` over `V` vectors of partial results
+            /// (`xs` holds two of them at least), and the OR of `mark` over
+            /// every vector it loaded.
             #[inline(always)]
-            unsafe fn with(op: LaneOp, xs: &[$t], f: impl Fn($vec, $vec) -> $vec, mark: impl Fn($vec) -> u32) -> ($t, u32) {
+            unsafe fn with<const V: usize>(op: LaneOp, xs: &[$t], f: impl Fn($vec, $vec) -> $vec, mark: impl Fn($vec) -> u32) -> ($t, u32) {
+                let parts = V * $lanes;
                 let p = xs.as_ptr();
-                let mut part: [$vec; VECTORS] = std::array::from_fn(|k| $loadu(p.add(k * $lanes)));
+                let mut part = [$loadu(p); V];
+                for (k, v) in part.iter_mut().enumerate() {
+                    *v = $loadu(p.add(k * $lanes));
+                }
                 let mut seen = part.iter().fold(0, |m, &v| m | mark(v));
-                let chunks = (xs.len() - PARTS) / PARTS;
+                let chunks = (xs.len() - parts) / parts;
                 for c in 1..=chunks {
                     for (k, v) in part.iter_mut().enumerate() {
-                        // SAFETY (caller): chunk c ends at (c + 1)·PARTS <= len.
-                        let x = $loadu(p.add(c * PARTS + k * $lanes));
+                        // SAFETY (caller): chunk c ends at (c + 1)·parts <= len.
+                        let x = $loadu(p.add(c * parts + k * $lanes));
                         seen |= mark(x);
                         *v = f(*v, x);
                     }
                 }
-                let folded = tree(op, part, f);
-                (xs[(chunks + 1) * PARTS..].iter().fold(folded, |a, &x| scalar(op, a, x)), seen)
+                let folded = tree::<V>(op, part, f);
+                (xs[(chunks + 1) * parts..].iter().fold(folded, |a, &x| scalar(op, a, x)), seen)
             }
 
-            /// `fold_any_order`'s halving tree over its 64 partial results
-            /// held as vectors: on whole vectors down to one, then on its
-            /// lanes.
+            /// `fold_any_order`'s halving tree over its partial results
+            /// held as `V` vectors: on whole vectors down to one, then on
+            /// its lanes.
             #[inline(always)]
-            unsafe fn tree(op: LaneOp, mut part: [$vec; VECTORS], f: impl Fn($vec, $vec) -> $vec) -> $t {
-                let mut width = VECTORS;
+            unsafe fn tree<const V: usize>(op: LaneOp, mut part: [$vec; V], f: impl Fn($vec, $vec) -> $vec) -> $t {
+                let mut width = V;
                 while width > 1 {
                     width /= 2;
                     for k in 0..width {
@@ -131,7 +157,7 @@ macro_rules! row_lanes {
             /// the register row sums of `fusion/lanes.rs`).
             #[target_feature(enable = $features)]
             pub(crate) unsafe fn sum_partials(part: [$vec; VECTORS]) -> $t {
-                tree(LaneOp::Add, part, |a, b| $add(a, b))
+                tree::<VECTORS>(LaneOp::Add, part, |a, b| $add(a, b))
             }
         }
     };
@@ -172,13 +198,13 @@ row_lanes!(f32, f32_ymm, "avx2,fma", ymm, __m256, 8, _mm256_loadu_ps, _mm256_sto
 row_lanes!(f64, f64_ymm, "avx2,fma", ymm, __m256d, 4, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_add_pd, _mm256_max_pd, _mm256_min_pd);
 
 /// `fold_any_order(acc, xs, op)` in vector lanes (AVX-512, else AVX2);
-/// None when the CPU has neither or the row is shorter than two chunks
-/// (the portable fold then folds in order, as it would).
+/// None when the CPU has neither or the row is shorter than two of
+/// [`SHORT_PARTS`] (the portable fold then folds it as it would).
 macro_rules! public_fold {
     ($t:ty, $public:ident, $zmm:ident, $ymm:ident) => {
         pub(crate) fn $public(op: LaneOp, acc: $t, xs: &[$t]) -> Option<$t> {
             #[cfg(target_arch = "x86_64")]
-            if xs.len() >= 2 * PARTS && crate::isa::isa() >= crate::isa::Isa::Avx2 {
+            if xs.len() >= 2 * SHORT_PARTS && crate::isa::isa() >= crate::isa::Isa::Avx2 {
                 // SAFETY: the length was checked, and `isa()` never
                 // exceeds what the CPU has.
                 let folded = unsafe {
@@ -214,7 +240,7 @@ mod tests {
     fn lanes_equal_the_portable_fold() {
         let snan = f32::from_bits(0x7f80_0001);
         let specials = [f32::NAN, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY, -f32::NAN, snan, -0.0, 0.0];
-        for len in [0, 1, 127, 128, 129, 191, 192, 193, 255, 256, 512, 576, 1000, 1024, 4097] {
+        for len in [0, 1, 15, 16, 31, 32, 33, 47, 48, 63, 64, 65, 100, 127, 128, 129, 191, 192, 193, 255, 256, 512, 576, 1000, 1024, 4097] {
             for seed in 0..6u32 {
                 let mut xs: Vec<f32> = (0..len as u32).map(|i| ((i.wrapping_mul(2654435761) ^ seed) % 2001) as f32 / 7.0 - 140.0).collect();
                 if seed > 0 && len > 0 {
@@ -250,7 +276,7 @@ mod tests {
         xs: &[T],
         fold: unsafe fn(LaneOp, &[T]) -> T,
     ) -> Option<T> {
-        let usable = is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") && xs.len() >= 2 * PARTS;
+        let usable = is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") && xs.len() >= 2 * SHORT_PARTS;
         // SAFETY: the CPU has the features and the row is long enough.
         usable.then(|| scalar(op, acc, unsafe { fold(op, xs) }))
     }
