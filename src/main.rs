@@ -8,6 +8,9 @@ static ALLOCATOR: xlaref::block_cache::BlockCache = xlaref::block_cache::BlockCa
 
 fn main() {
     let cli = xlaref::cli::Cli::parse();
+    // Before anything uses rayon: the fast engine runs programs on the
+    // pool only if it built the pool itself.
+    xlaref_fast::init_pool();
     // Bad input is always an error value, never a panic; should a bug panic
     // anyway, say so plainly instead of printing a backtrace.
     std::panic::set_hook(Box::new(|info| {
