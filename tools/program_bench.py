@@ -21,7 +21,7 @@ To compare xlaref's AVX2 kernels (`XLAREF_FAST_ISA=avx2`) on an AVX-512 host
 with XLA's AVX2 code, run this with `XLA_FLAGS=--xla_cpu_max_isa=AVX2`.
 
     pip install jax==0.10.2
-    python3 tools/program_bench.py DIR [--runs 10] [--only NAME,...] [--sizes default|other|all]
+    python3 tools/program_bench.py DIR [--runs 10] [--only NAME,...] [--sizes default|other|all|extra|small]
 """
 
 import argparse
@@ -154,6 +154,20 @@ def extra_programs(rng):
     yield layernorm(rng, "layernorm_gelu_512x2048", 512, 2048)
 
 
+def small_programs(rng):
+    """Nine smaller or narrower sizes (`--sizes small`): programs where the
+    per-op overhead shows, and rows of 64 and 128 (sixteenth session)."""
+    yield mlp(rng, "mlp_b32_h128", 32, 128)
+    yield mlp(rng, "mlp_b64_h512", 64, 512)
+    yield attention(rng, "attention_s64_d128", 64, 128)
+    yield attention(rng, "attention_s256_d128", 256, 128)
+    yield conv(rng, "conv_net_2x16x16x8", 2, 16, 8, 8)
+    yield conv(rng, "conv_net_8x8x8x128", 8, 8, 128, 128)
+    yield layernorm(rng, "layernorm_gelu_256x128", 256, 128)
+    yield layernorm(rng, "layernorm_gelu_64x1024", 64, 1024)
+    yield layernorm(rng, "layernorm_gelu_16384x64", 16384, 64)
+
+
 # --- timing and output ------------------------------------------------------
 
 
@@ -210,15 +224,16 @@ def main():
     p.add_argument("dir")
     p.add_argument("--runs", type=int, default=10)
     p.add_argument("--only", default="", help="comma-separated program names")
-    p.add_argument("--sizes", choices=["default", "other", "all", "extra"], default="default",
+    p.add_argument("--sizes", choices=["default", "other", "all", "extra", "small"], default="default",
                    help="the four programs above, the same kinds at five other sizes, both, "
-                        "or twelve more sizes")
+                        "twelve more sizes, or nine smaller and narrower ones")
     a = p.parse_args()
     os.makedirs(a.dir, exist_ok=True)
     only = set(filter(None, a.only.split(",")))
     sets = {"default": [programs], "other": [other_programs], "all": [programs, other_programs],
-            "extra": [extra_programs]}[a.sizes]
-    chosen = [x for make in sets for x in make(np.random.default_rng(1 if a.sizes == "extra" else 0))]
+            "extra": [extra_programs], "small": [small_programs]}[a.sizes]
+    seed = {"extra": 1, "small": 2}.get(a.sizes, 0)
+    chosen = [x for make in sets for x in make(np.random.default_rng(seed))]
     for name, f, args, tol in chosen:
         if only and name not in only:
             continue

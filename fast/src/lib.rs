@@ -27,25 +27,28 @@ use xlaref_reference::RunError;
 /// Runs the entry computation of `module` on `args`.
 pub fn run(module: &VerifiedModule, args: Vec<Literal>, env: &mut Env) -> Result<Literal, RunError> {
     check_arguments(module, &args)?;
-    on_pool(env.hub.is_none(), || {
-        let _deadline = xlaref_reference::watch::start(env.limits.deadline, env.limits.time_limit);
-        let inlined = fused_form(module);
-        let mut ex = exec::Executor::new(inlined.as_ref().unwrap_or(module), env);
-        let result = ex.call(module.entry(), args);
-        ex.report();
-        result
-    })
+    execute(module, env, |ex, entry| ex.call(entry, args))
 }
 
 /// Runs the entry computation of `module` on borrowed `args`, which the
 /// engine reads without copying (the caller keeps them for another run).
 pub fn run_borrowed(module: &VerifiedModule, args: &[Literal], env: &mut Env) -> Result<Literal, RunError> {
     check_arguments(module, args)?;
+    execute(module, env, |ex, entry| ex.call_borrowed(entry, args))
+}
+
+/// `call(executor, entry)` under `env`'s deadline, on the pool
+/// ([`on_pool`]), on the fused form of `module`.
+fn execute(
+    module: &VerifiedModule,
+    env: &mut Env,
+    call: impl FnOnce(&mut exec::Executor<'_>, xlaref_reference::ir::ComputationId) -> Result<Literal, RunError> + Send,
+) -> Result<Literal, RunError> {
     on_pool(env.hub.is_none(), || {
         let _deadline = xlaref_reference::watch::start(env.limits.deadline, env.limits.time_limit);
         let inlined = fused_form(module);
         let mut ex = exec::Executor::new(inlined.as_ref().unwrap_or(module), env);
-        let result = ex.call_borrowed(module.entry(), args);
+        let result = call(&mut ex, module.entry());
         ex.report();
         result
     })
