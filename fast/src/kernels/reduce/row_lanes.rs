@@ -5,6 +5,8 @@
 //! each later chunk of 64 is combined into them in position order, the
 //! halving tree runs on whole vectors down to one vector and then on its
 //! lanes, and the tail after the last whole chunk is folded in order last.
+//! Rows of 32 to 127 values take its 16 partial results ([`SHORT_PARTS`]:
+//! one to four vectors) the same way.
 //! So a row folded here equals the portable fold bit for bit: Max and Min
 //! pick the operand `maximum`/`minimum` pick, NaNs included; a sum of two
 //! NaNs is some NaN either way (which one depends on the operand order the
