@@ -182,21 +182,30 @@ pub(crate) fn float_combine<T: FFloat + Elem, C: Combiner>(op: BinaryOp, xs: &[T
 }
 
 /// Lanes of partial results in [`fold_any_order`]: enough independent
-/// accumulators for the vector units to stay busy.
-const LANES: usize = 64;
+/// accumulators for the vector units to stay busy. The row lanes
+/// (`row_lanes.rs`) keep the same ones.
+pub(crate) const LANES: usize = 64;
+
+/// [`fold_any_order`]'s partial results for rows shorter than two of
+/// [`LANES`].
+pub(crate) const SHORT_LANES: usize = 16;
+
+/// [`fold_any_order`]'s partial results for rows shorter than two of
+/// [`SHORT_LANES`] (shorter than two of these: in order).
+const SHORTEST_LANES: usize = 8;
 
 /// `f` over `acc` and all of `xs`, in any order and grouping (for an
 /// associative, commutative `f`): `LANES` partial results the compiler
 /// vectorizes, then combined. Rows too short for two values per partial
-/// result take 16 or 8 of them: folded one by one, a row of 64 f32 was a
+/// result take [`SHORT_LANES`] or [`SHORTEST_LANES`]: folded one by one, a row of 64 f32 was a
 /// chain of 64 dependent adds (LayerNorm over f32[16384,64]: its two row
 /// sums took most of the group's time, 1.9x XLA's).
 #[inline(always)]
 pub(crate) fn fold_any_order<T: Copy, F: Fn(T, T) -> T>(acc: T, xs: &[T], f: F) -> T {
     match xs.len() {
         n if n >= 2 * LANES => fold_parts::<T, F, LANES>(acc, xs, f),
-        n if n >= 2 * 16 => fold_parts::<T, F, 16>(acc, xs, f),
-        n if n >= 2 * 8 => fold_parts::<T, F, 8>(acc, xs, f),
+        n if n >= 2 * SHORT_LANES => fold_parts::<T, F, SHORT_LANES>(acc, xs, f),
+        n if n >= 2 * SHORTEST_LANES => fold_parts::<T, F, SHORTEST_LANES>(acc, xs, f),
         _ => xs.iter().fold(acc, |a, &x| f(a, x)),
     }
 }

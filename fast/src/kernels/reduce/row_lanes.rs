@@ -38,13 +38,12 @@ fn scalar<T: crate::elem::float::Wide + std::ops::Add<Output = T>>(op: LaneOp, a
 }
 
 /// Partial results of `fold_any_order`.
-pub(crate) const PARTS: usize = 64;
+pub(crate) const PARTS: usize = super::LANES;
 
 /// Partial results of `fold_any_order` for rows shorter than two of
-/// [`PARTS`]; rows shorter than two of these are folded in order, as the
-/// portable fold (its 8 partial results for rows of 16 to 31 have no
-/// lanes here).
-pub(crate) const SHORT_PARTS: usize = 16;
+/// [`PARTS`]; rows shorter than two of these go to the portable fold (its
+/// 8 partial results for rows of 16 to 31 have no lanes here).
+pub(crate) const SHORT_PARTS: usize = super::SHORT_LANES;
 
 /// A row-fold module for one element type and vector width, compiled for
 /// `$features`; `$helpers` holds its exact `max`/`min` and `marks` (see
