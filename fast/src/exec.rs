@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::{Arc, OnceLock};
 
 use xlaref_reference::eval::Env;
 use xlaref_reference::ir::{Computation, ComputationId, ConditionalForm, InstrId, Op};
@@ -31,8 +31,10 @@ pub struct Executor<'a> {
     depth: usize,
     /// Whether element-wise chains run fused (`fusion.rs`).
     fuse: bool,
-    /// Each computation's fusion plan, made on its first call.
-    plans: HashMap<ComputationId, Rc<Plan>>,
+    /// Each computation's fusion plan, made on its first call: kept with
+    /// the module (`crate::Prepared`) when a fused run has it, else here.
+    shared_plans: Option<&'a [OnceLock<Arc<Plan>>]>,
+    plans: HashMap<ComputationId, Arc<Plan>>,
     /// Time per instruction, when `XLAREF_FAST_PROFILE` asks (`profile.rs`).
     profile: Option<Profile>,
 }
@@ -40,7 +42,13 @@ pub struct Executor<'a> {
 impl<'a> Executor<'a> {
     pub fn new(module: &'a VerifiedModule, env: &'a mut Env) -> Self {
         let profile = crate::profile::enabled().then(Profile::default);
-        Executor { module, env, depth: 0, fuse: fusion::enabled_by_environment(), plans: HashMap::new(), profile }
+        Executor { module, env, depth: 0, fuse: fusion::enabled_by_environment(), shared_plans: None, plans: HashMap::new(), profile }
+    }
+
+    /// An executor that takes its fusion plans from `plans` (one cell per
+    /// computation of `module`), making each one there the first time.
+    pub fn with_plans(module: &'a VerifiedModule, env: &'a mut Env, plans: &'a [OnceLock<Arc<Plan>>]) -> Self {
+        Executor { shared_plans: Some(plans), ..Executor::new(module, env) }
     }
 
     /// Prints the profile, if one was asked for.
@@ -56,17 +64,20 @@ impl<'a> Executor<'a> {
         Executor { fuse: false, ..Executor::new(module, env) }
     }
 
-    fn plan(&mut self, id: ComputationId) -> Rc<Plan> {
+    fn plan(&mut self, id: ComputationId) -> Arc<Plan> {
         let module = self.module;
         let fuse = self.fuse;
+        if let Some(cell) = self.shared_plans.filter(|_| fuse).and_then(|p| p.get(id)) {
+            return cell.get_or_init(|| Arc::new(fusion::plan_computation(module, id))).clone();
+        }
         self.plans
             .entry(id)
             .or_insert_with(|| {
                 let c = module.computation(id);
                 if fuse {
-                    Rc::new(fusion::plan_computation(module, id))
+                    Arc::new(fusion::plan_computation(module, id))
                 } else {
-                    Rc::new(Plan::unfused(c))
+                    Arc::new(Plan::unfused(c))
                 }
             })
             .clone()

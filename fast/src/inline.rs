@@ -20,8 +20,9 @@ const MAX_CALLEE: usize = 2000;
 /// A module never grows beyond this factor (calls of calls multiply).
 const MAX_GROWTH: usize = 4;
 /// Inlining copies the module, constants included: not for modules whose
-/// constants hold more values than this (a copy per run would cost more
-/// than the fusion gains, and double the constants' memory).
+/// constants hold more values than this (the copy, kept with the module
+/// for its next runs, would double the constants' memory, and its first
+/// run would pay for the copy).
 const MAX_CONSTANT_VALUES: usize = 1 << 18;
 
 /// `module` with its Calls inlined, or None when it has none to inline
@@ -179,7 +180,27 @@ mod tests {
         assert_eq!(main.root, 2);
     }
 
-    /// Large constants would be copied on every run: left as calls.
+    /// A fused run prepares a module once: the next run finds the inlined
+    /// module and the entry's plan kept with it, and returns the same
+    /// values. A slot another engine took first leaves the run preparing
+    /// its own.
+    #[test]
+    fn a_module_is_prepared_once() {
+        use xlaref_reference::eval::{Env, Limits};
+        let run = |m: &VerifiedModule| crate::run_borrowed(m, &[], &mut Env::new(Limits::default())).expect("runs");
+        let m = module(4);
+        let first = run(&m);
+        let kept = m.prepared::<crate::Prepared>(|| panic!("prepared again")).expect("the fast engine's");
+        assert!(kept.inlined.is_some());
+        assert!(kept.plans[m.entry()].get().is_some());
+        assert_eq!(run(&m), first);
+        assert!(m.prepared(|| 0u8).is_none());
+        let other = module(4);
+        assert_eq!(other.prepared(|| 7u32), Some(&7));
+        assert_eq!(run(&other), first);
+    }
+
+    /// Large constants would be copied: left as calls.
     #[test]
     fn modules_with_large_constants_are_left_alone() {
         assert!(inline_calls(&module(MAX_CONSTANT_VALUES + 1)).is_none());

@@ -19,6 +19,8 @@ mod stream;
 #[allow(dead_code)]
 mod applied;
 
+use std::sync::{Arc, OnceLock};
+
 use xlaref_reference::eval::{check_arguments, Env};
 use xlaref_reference::literal::Literal;
 use xlaref_reference::verify::VerifiedModule;
@@ -46,12 +48,42 @@ fn execute(
 ) -> Result<Literal, RunError> {
     on_pool(env.hub.is_none(), || {
         let _deadline = xlaref_reference::watch::start(env.limits.deadline, env.limits.time_limit);
-        let inlined = fused_form(module);
-        let mut ex = exec::Executor::new(inlined.as_ref().unwrap_or(module), env);
+        let own;
+        let prepared = match module.prepared(|| Prepared::of(module)) {
+            Some(kept) => kept,
+            None => {
+                own = Prepared::of(module);
+                &own
+            }
+        };
+        let mut ex = exec::Executor::with_plans(prepared.inlined.as_ref().unwrap_or(module), env, &prepared.plans);
         let result = call(&mut ex, module.entry());
         ex.report();
         result
     })
+}
+
+/// What a fused run prepares from a module before running it, once per
+/// module: it is kept with the module (`VerifiedModule::prepared`) for
+/// the next run, as XLA compiles a program once and runs it many times.
+/// For the MLP train step at batch 32 (about 70 instructions), inlining
+/// its calls, verifying the result and planning its fusion took about 0.1
+/// ms of every 0.33 ms run.
+struct Prepared {
+    /// The module with its calls inlined ([`fused_form`]); None to run it
+    /// as it is.
+    inlined: Option<VerifiedModule>,
+    /// Per computation of the module run: its fusion plan, made on its
+    /// first call.
+    plans: Vec<OnceLock<Arc<fusion::Plan>>>,
+}
+
+impl Prepared {
+    fn of(module: &VerifiedModule) -> Prepared {
+        let inlined = fused_form(module);
+        let computations = inlined.as_ref().unwrap_or(module).module().computations.len();
+        Prepared { inlined, plans: (0..computations).map(|_| OnceLock::new()).collect() }
+    }
 }
 
 /// Runs `f` on a thread of rayon's pool (the calling thread waits), or

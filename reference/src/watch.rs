@@ -156,7 +156,14 @@ pub fn size_text(n: u64) -> String {
 
 /// The default budget: 8 GiB, or three quarters of the machine's memory
 /// if that is less (Linux's MemTotal; 8 GiB where it cannot be read).
+/// Read once per process: every `Limits::default()` asks, and a campaign
+/// makes one per program.
 pub fn default_max_bytes() -> u64 {
+    static BUDGET: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *BUDGET.get_or_init(machine_max_bytes)
+}
+
+fn machine_max_bytes() -> u64 {
     const DEFAULT: u64 = 8 << 30;
     let total_kib = std::fs::read_to_string("/proc/meminfo").ok().and_then(|text| {
         text.lines().find_map(|l| l.strip_prefix("MemTotal:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())

@@ -23,6 +23,9 @@ mod shape_ops;
 mod sort;
 mod world;
 
+use std::any::Any;
+use std::sync::{Arc, OnceLock};
+
 use crate::error::VerifyError;
 use crate::ir::{Computation, ComputationId, Instruction, Module, Op};
 use crate::types::shape::MAX_TUPLE_DEPTH;
@@ -129,9 +132,24 @@ pub struct VerifiedModule {
     module: Module,
     shapes: Vec<Vec<Shape>>,
     signatures: Vec<Signature>,
+    /// What an engine prepared from this module to run it, kept for its
+    /// next run ([`VerifiedModule::prepared`]).
+    prepared: OnceLock<Arc<dyn Any + Send + Sync>>,
 }
 
 impl VerifiedModule {
+    /// What an engine prepares from this module before running it (the
+    /// fast engine: the module with its calls inlined, and its fusion
+    /// plans), made by `prepare` on the first call and kept: a module run
+    /// again is not prepared again, as XLA compiles a program once and
+    /// runs it many times. The module cannot change once verified, so
+    /// what was prepared from it stays valid. One engine's type per
+    /// module: None if another type was kept first (the caller prepares
+    /// its own then). The reference engine keeps nothing here.
+    pub fn prepared<T: Any + Send + Sync>(&self, prepare: impl FnOnce() -> T) -> Option<&T> {
+        self.prepared.get_or_init(|| Arc::new(prepare())).downcast_ref()
+    }
+
     pub fn module(&self) -> &Module {
         &self.module
     }
@@ -188,7 +206,7 @@ pub fn verify(module: Module, options: &VerifyOptions) -> Result<VerifiedModule,
         signatures[id] = Some(sig);
     }
     let signatures = signatures.into_iter().map(|s| s.unwrap_or(Signature { params: vec![], result: Shape::Tuple(vec![]) })).collect();
-    Ok(VerifiedModule { module, shapes, signatures })
+    Ok(VerifiedModule { module, shapes, signatures, prepared: OnceLock::new() })
 }
 
 /// Computations in an order where every callee precedes its callers;
