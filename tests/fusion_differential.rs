@@ -372,11 +372,12 @@ fn a_large_normalization_runs_rows_per_tile_and_streams_its_result() {
 }
 
 /// A single division by a value per row (softmax's last step) runs as a
-/// chain of one link that takes each row's value as one: exactly the
+/// chain of one link that takes each row's value as one (or, rows of
+/// whole vectors shorter than a block, reads it per vector): exactly the
 /// quotients, for rows shorter and longer than a tile.
 #[test]
 fn a_division_by_one_value_a_row_reads_it_row_by_row() {
-    for (rows, cols) in [(24usize, 512usize), (5, 3000), (70, 100), (300, 64), (90, 40)] {
+    for (rows, cols) in [(24usize, 512usize), (5, 3000), (70, 100), (300, 64), (90, 40), (100, 16), (37, 144), (21, 240), (33, 128)] {
         let module = format!(
             r#"{{"format": "xla-json/1", "computations": {{"main": {{
           "params": [{{"name": "x", "shape": "f32[{rows},{cols}]"}}, {{"name": "s", "shape": "f32[{rows}]"}}],
@@ -475,12 +476,14 @@ fn a_conv_layer_adds_its_bias_and_relu_as_it_stores() {
 /// rows and normalizes them while they are in L1. It computes bit for bit
 /// what the ops compute one by one, for rows read several a tile (768),
 /// one a tile (3000), shorter than a tile (100) and shorter than a quarter
-/// of one, whole vectors or not (64, 40), and whether its last
+/// of one, whole vectors or not (64, 40), rows of whole vectors shorter
+/// than a block, whose values the last stage reads per vector (32, 64,
+/// 144, 240: `Arg::Rows`), and whether its last
 /// stage runs on the typed tiles or, with a round trip through f64 that
 /// they do not run, after the other stages over all rows.
 #[test]
 fn a_layer_norm_is_one_row_pipeline() {
-    for (rows, cols) in [(37usize, 768usize), (5, 3000), (64, 100), (300, 64), (70, 40)] {
+    for (rows, cols) in [(37usize, 768usize), (5, 3000), (64, 100), (300, 64), (70, 40), (130, 32), (37, 144), (19, 240)] {
         for round_trip in [false, true] {
             let last = if round_trip {
                 r#"{"name": "w", "op": "ConvertElementType", "operands": ["y"], "new_element_type": "f64"},

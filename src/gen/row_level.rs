@@ -8,9 +8,11 @@
 //! three such stages. These are the programs the fast engine's fusion
 //! splits at each row Reduce (`fast/src/fusion/`: a Reduce ends a group,
 //! its per-row results are materialized and broadcast into the next):
-//! rows of 256 to 1100 positions, whole multiples of the register row
-//! sum's 64 partial sums and of the 128 positions of a chain block (which
-//! tiles of several rows need: `Arg::Rows`) and not; 1 to 40 rows, alone
+//! rows of 16 to 1100 positions, whole multiples of the register row
+//! sum's 64 partial sums and of the 128 positions of a chain block and
+//! not, and rows shorter than a block whose per-row values a chain reads
+//! per vector (16 to 240 positions, whole vectors: `Arg::Rows`) or, not
+//! whole vectors (40), row by row; 1 to 40 rows, alone
 //! or in two or three batches, where a `[r]` value is sometimes also
 //! spread over the batches (its rows then do not follow each other in the
 //! operand across a batch); sometimes a per-row value also escapes into a
@@ -46,7 +48,7 @@ fn reducers(t: ElementType) -> &'static [&'static str] {
 pub fn row_level() -> BoxedStrategy<Program> {
     let stage: BoxedStrategy<Stage> =
         (any::<u8>(), proptest::collection::vec(any::<u8>(), 0..=3), any::<bool>(), any::<u8>(), any::<u8>()).boxed();
-    let cols = proptest::sample::select(vec![256i64, 300, 384, 576, 1024, 1100]);
+    let cols = proptest::sample::select(vec![16i64, 40, 64, 144, 256, 300, 384, 576, 1024, 1100]);
     // Batches: none (a matrix), or two or three of them in front.
     let batch = proptest::sample::select(vec![0i64, 0, 2, 3]);
     let rows = proptest::sample::select(vec![1i64, 2, 3, 5, 17, 40]);

@@ -103,8 +103,9 @@ impl Code {
                 (Arg::At(_), Arg::One(_)) => at_one,
                 (Arg::One(_), Arg::At(_)) => one_at,
                 (Arg::At(_), Arg::At(_)) => at_at,
-                // Two constants: computed once a tile, never a link.
-                (Arg::One(_), Arg::One(_)) => Code::Other,
+                // Two constants (computed once a tile, never a link), or
+                // a row's value: the general arms.
+                (Arg::One(_), Arg::One(_)) | (Arg::Rows(..), _) | (_, Arg::Rows(..)) => Code::Other,
             };
         }
         match (unary_code(op), a) {

@@ -61,7 +61,15 @@ pub(super) enum Arg<T> {
     At(*const T),
     /// The same value at every position.
     One(T),
+    /// One value per row of `row` positions: position `p` reads
+    /// `ptr[p / row]`. Rows are whole vectors (`row` a multiple of
+    /// [`ROW_LANES`]), so each vector reads one value.
+    Rows(*const T, usize),
 }
+
+/// What a row of [`Arg::Rows`] must be a multiple of: the most lanes a
+/// vector of any chain type has (f32 on zmm).
+pub(super) const ROW_LANES: usize = 16;
 
 /// One member: `op(a, b)` (`b` unused by the unary ones; `c` only by
 /// Select), stored to `store[p]` when `store` is not null. The operands
@@ -506,6 +514,12 @@ macro_rules! chain_lanes {
                         }
                     }
                     Arg::One(a) => *v = [f($set1(a)); N],
+                    Arg::Rows(..) => {
+                        let x = arg::<FULL, N>(a, v, at, masks);
+                        for k in 0..N {
+                            v[k] = f(x[k]);
+                        }
+                    }
                 }
             }
 
@@ -534,8 +548,21 @@ macro_rules! chain_lanes {
                             *x = f(*x, *x);
                         }
                     }
+                    (Arg::Prev, Arg::Rows(..)) => {
+                        let y = arg::<FULL, N>(b, v, at, masks);
+                        for k in 0..N {
+                            v[k] = f(v[k], y[k]);
+                        }
+                    }
+                    (Arg::Rows(..), Arg::Prev) => {
+                        let x = arg::<FULL, N>(a, v, at, masks);
+                        for k in 0..N {
+                            v[k] = f(x[k], v[k]);
+                        }
+                    }
                     (a, b) => {
-                        // Two constants.
+                        // Two constants, or a row's value with a
+                        // constant or a tile operand.
                         let (a, b) = (arg::<FULL, N>(a, v, at, masks), arg::<FULL, N>(b, v, at, masks));
                         for k in 0..N {
                             v[k] = f(a[k], b[k]);
@@ -612,6 +639,23 @@ macro_rules! chain_lanes {
                         v
                     }
                     Arg::One(x) => [$set1(x); N],
+                    Arg::Rows(p, row) => {
+                        // Each vector is in one row: the row moves on
+                        // when a vector ends one.
+                        let mut v = [$set1(0.0); N];
+                        let (mut r, mut into) = (at / row, at % row);
+                        for (k, x) in v.iter_mut().enumerate() {
+                            if FULL || masks[k] != 0 {
+                                *x = $set1(*p.add(r));
+                            }
+                            into += $lanes;
+                            if into == row {
+                                into = 0;
+                                r += 1;
+                            }
+                        }
+                        v
+                    }
                 }
             }
         }

@@ -14,7 +14,7 @@ use std::ops::Range;
 
 use super::{internal, Group, Scratch, Src, View, R};
 use crate::elem::float::FFloat;
-use crate::fusion::lanes::{sums_in_registers, Arg, ChainFloat, Link};
+use crate::fusion::lanes::{sums_in_registers, Arg, ChainFloat, Link, ROW_LANES};
 use crate::kernels::reduce::Elem;
 use xlaref_reference::ir::BinaryOp;
 
@@ -61,6 +61,16 @@ pub(super) struct Plan<'a, T> {
     /// This tile's operands of one value per row (`View::Rows`, rows of
     /// the group's `row`): (link, operand, the tile's values).
     per_row: Vec<(usize, usize, *const T)>,
+}
+
+/// Whether a chain reads a tile's values one per row of `row` positions
+/// as [`Arg::Rows`] and runs once over the tile, not row by row. For rows
+/// shorter than a block (256 f32 on zmm), where row by row ran every link
+/// on a quarter block (LayerNorm + GELU over f32[16384,64]: four vectors
+/// a row, thirteen links, ...). Longer rows keep running row by row: each
+/// row is whole blocks, and its value a constant the links' own arms take.
+fn rows_in_blocks(row: usize) -> bool {
+    (ROW_LANES..256).contains(&row) && row.is_multiple_of(ROW_LANES)
 }
 
 impl<'a, T: Copy> Plan<'a, T> {
@@ -246,6 +256,7 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
                     Some(View::Slot(b)) => Arg::At(s.slots[*b].as_ptr()),
                     Some(View::At(v)) => Arg::At(v.as_ptr()),
                     Some(View::One(x)) => Arg::One(*x),
+                    Some(View::Rows(v)) if rows_in_blocks(self.row) => Arg::Rows(*v, self.row),
                     Some(View::Rows(v)) => {
                         // Set row by row below.
                         p.per_row.push((l, k, *v));
