@@ -62,6 +62,9 @@ pub(super) enum Code {
     Tanh,
     /// Any other link: the general arms, from the link itself.
     Other,
+    /// A link with an operand of one value per row (`Arg::Rows`), on any
+    /// vector width: the general arms, out of line (`per_row`).
+    PerRow,
 }
 
 /// The codes of a binary operation, by operand kinds: (Prev, One), (One,
@@ -91,8 +94,11 @@ fn unary_code(op: LinkOp) -> Option<Code> {
 }
 
 impl Code {
-    /// The code of `op` on operands `a` and `b`.
-    pub(super) fn of<T>(op: LinkOp, a: &Arg<T>, b: &Arg<T>) -> Code {
+    /// The code of `op` on operands `a`, `b` and `c`.
+    pub(super) fn of<T>(op: LinkOp, a: &Arg<T>, b: &Arg<T>, c: &Arg<T>) -> Code {
+        if [a, b, c].iter().any(|x| matches!(x, Arg::Rows(..))) {
+            return Code::PerRow;
+        }
         if let Some([prev_one, one_prev, prev_at, at_prev, prev_prev, at_one, one_at, at_at]) = binary_codes(op) {
             return match (a, b) {
                 (Arg::Prev, Arg::One(_)) => prev_one,
@@ -103,9 +109,9 @@ impl Code {
                 (Arg::At(_), Arg::One(_)) => at_one,
                 (Arg::One(_), Arg::At(_)) => one_at,
                 (Arg::At(_), Arg::At(_)) => at_at,
-                // Two constants (computed once a tile, never a link), or
-                // a row's value: the general arms.
-                (Arg::One(_), Arg::One(_)) | (Arg::Rows(..), _) | (_, Arg::Rows(..)) => Code::Other,
+                // Two constants: computed once a tile, never a link.
+                (Arg::One(_), Arg::One(_)) => Code::Other,
+                (Arg::Rows(..), _) | (_, Arg::Rows(..)) => Code::PerRow,
             };
         }
         match (unary_code(op), a) {
@@ -139,17 +145,18 @@ impl<T> Link<T> {
     /// `op(a, b)` (`c` for Select), stored nowhere until the caller sets
     /// `store`.
     pub(in crate::fusion) fn new(op: LinkOp, [a, b, c]: [Arg<T>; 3]) -> Self {
-        Link { op, code: Code::of(op, &a, &b), a, b, c, store: std::ptr::null_mut(), stream: false }
+        Link { op, code: Code::of(op, &a, &b, &c), a, b, c, store: std::ptr::null_mut(), stream: false }
     }
 
     /// Sets operand `k` (0 `a`, 1 `b`, else `c`), and the code with it.
+    #[inline]
     pub(in crate::fusion) fn set(&mut self, k: usize, arg: Arg<T>) {
         match k {
             0 => self.a = arg,
             1 => self.b = arg,
             _ => self.c = arg,
         }
-        self.code = Code::of(self.op, &self.a, &self.b);
+        self.code = Code::of(self.op, &self.a, &self.b, &self.c);
     }
 
     /// Sets operand `k` to the constant `x`. A row's value replaces the
@@ -215,5 +222,15 @@ mod tests {
         assert_eq!((l.code(), l.b.one()), (Code::SubPrevOne, 4.0));
         l.set_one(0, 5.0);
         assert_eq!((l.code(), l.a.one()), (Code::Other, 5.0));
+        // A value per row in any operand, Select's third included, runs
+        // out of line until it is replaced.
+        l.set(1, Arg::Rows(p, 16));
+        assert_eq!(l.code(), Code::PerRow);
+        l.set(1, Arg::Prev);
+        l.set(0, Arg::At(p));
+        assert_eq!(l.code(), Code::SubAtPrev);
+        let mut select = link(LinkOp::Select, Arg::Prev, Arg::At(q));
+        select.set(2, Arg::Rows(p, 32));
+        assert_eq!(select.code(), Code::PerRow);
     }
 }

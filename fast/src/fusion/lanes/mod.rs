@@ -192,11 +192,21 @@ macro_rules! chain_lanes {
                 // Two copies of the loop: a check for streaming in the
                 // one every other chain runs made GELU's light links
                 // slower, 0.19 -> 0.24 ns per element (`chain_costs`).
-                if links.iter().any(|l| l.stream) {
-                    blocks::<true>(links, start, start + len)
-                } else {
-                    blocks::<false>(links, start, start + len)
+                // And a copy for chains that read values per row, so
+                // that the others' loop has no `per_row` to make room for.
+                let end = start + len;
+                match (links.iter().any(|l| l.stream), reads_rows(links)) {
+                    (true, false) => blocks::<true, false>(links, start, end),
+                    (false, false) => blocks::<false, false>(links, start, end),
+                    (true, true) => blocks::<true, true>(links, start, end),
+                    (false, true) => blocks::<false, true>(links, start, end),
                 }
+            }
+
+            /// Whether a link reads values per row (`Arg::Rows`).
+            #[inline(always)]
+            fn reads_rows(links: &[Link<$t>]) -> bool {
+                links.iter().any(|l| l.code() == Code::PerRow)
             }
 
             /// Vectors per tail block: a run's positions after its whole
@@ -207,19 +217,19 @@ macro_rules! chain_lanes {
             const QUARTER: usize = UNROLL / 4;
 
             #[inline(always)]
-            unsafe fn blocks<const STREAM: bool>(links: &[Link<$t>], start: usize, end: usize) {
+            unsafe fn blocks<const STREAM: bool, const ROWS: bool>(links: &[Link<$t>], start: usize, end: usize) {
                 const BLOCK: usize = $lanes * UNROLL;
                 let mut i = start;
                 while i + BLOCK <= end {
-                    block::<STREAM, true, UNROLL>(links, i, &[<$mask>::MAX; UNROLL]);
+                    block::<STREAM, ROWS, true, UNROLL>(links, i, &[<$mask>::MAX; UNROLL]);
                     i += BLOCK;
                 }
                 while i + $lanes * QUARTER <= end {
-                    block::<STREAM, true, QUARTER>(links, i, &[<$mask>::MAX; QUARTER]);
+                    block::<STREAM, ROWS, true, QUARTER>(links, i, &[<$mask>::MAX; QUARTER]);
                     i += $lanes * QUARTER;
                 }
                 if i < end {
-                    block::<STREAM, false, QUARTER>(links, i, &tail_masks(end - i));
+                    block::<STREAM, ROWS, false, QUARTER>(links, i, &tail_masks(end - i));
                 }
             }
 
@@ -243,11 +253,20 @@ macro_rules! chain_lanes {
             /// added in position order, then the halving tree.
             #[target_feature(enable = $features)]
             pub(super) unsafe fn run_sum(links: &[Link<$t>], start: usize, len: usize) -> $t {
+                if reads_rows(links) {
+                    sum_blocks::<true>(links, start, len)
+                } else {
+                    sum_blocks::<false>(links, start, len)
+                }
+            }
+
+            #[inline(always)]
+            unsafe fn sum_blocks<const ROWS: bool>(links: &[Link<$t>], start: usize, len: usize) -> $t {
                 const BLOCK: usize = $lanes * UNROLL;
                 let mut part = [$set1(0.0); row::VECTORS];
                 let (mut i, end) = (start, start + len);
                 while i + BLOCK <= end {
-                    let v = block::<false, true, UNROLL>(links, i, &[<$mask>::MAX; UNROLL]);
+                    let v = block::<false, ROWS, true, UNROLL>(links, i, &[<$mask>::MAX; UNROLL]);
                     add_block(&mut part, i - start, &v, UNROLL);
                     i += BLOCK;
                 }
@@ -255,12 +274,12 @@ macro_rules! chain_lanes {
                 // 64: no masked block is left when `len` is whole partial
                 // sums. The masked one keeps a wrong `len` in bounds.
                 while i + $lanes * QUARTER <= end {
-                    let v = block::<false, true, QUARTER>(links, i, &[<$mask>::MAX; QUARTER]);
+                    let v = block::<false, ROWS, true, QUARTER>(links, i, &[<$mask>::MAX; QUARTER]);
                     add_block(&mut part, i - start, &v, QUARTER);
                     i += $lanes * QUARTER;
                 }
                 if i < end {
-                    let v = block::<false, false, QUARTER>(links, i, &tail_masks(end - i));
+                    let v = block::<false, ROWS, false, QUARTER>(links, i, &tail_masks(end - i));
                     add_block(&mut part, i - start, &v, (end - i) / $lanes);
                 }
                 row::sum_partials(part)
@@ -280,7 +299,7 @@ macro_rules! chain_lanes {
             /// Positions `at..at + lanes·N` (those in `masks`; all of
             /// them when `FULL`) through every link.
             #[inline(always)]
-            unsafe fn block<const STREAM: bool, const FULL: bool, const N: usize>(
+            unsafe fn block<const STREAM: bool, const ROWS: bool, const FULL: bool, const N: usize>(
                 links: &[Link<$t>],
                 at: usize,
                 masks: &[$mask; N],
@@ -296,7 +315,7 @@ macro_rules! chain_lanes {
                         Code::AddOnePrev => one_prev(v, l.a.one(), |x, y| $add(x, y)),
                         Code::AddPrevAt => prev_at::<FULL, N>(v, l.b.at(), at, masks, |x, y| $add(x, y)),
                         Code::AddAtPrev => at_prev::<FULL, N>(v, l.a.at(), at, masks, |x, y| $add(x, y)),
-                        Code::AddPrevPrev => unary::<FULL, N>(v, Arg::Prev, at, masks, |x| $add(x, x)),
+                        Code::AddPrevPrev => unary::<ROWS, FULL, N>(v, Arg::Prev, at, masks, |x| $add(x, x)),
                         Code::AddAtOne => at_one::<FULL, N>(v, l.a.at(), l.b.one(), at, masks, |x, y| $add(x, y)),
                         Code::AddOneAt => one_at::<FULL, N>(v, l.a.one(), l.b.at(), at, masks, |x, y| $add(x, y)),
                         Code::AddAtAt => at_at::<FULL, N>(v, l.a.at(), l.b.at(), at, masks, |x, y| $add(x, y)),
@@ -304,7 +323,7 @@ macro_rules! chain_lanes {
                         Code::SubOnePrev => one_prev(v, l.a.one(), |x, y| $sub(x, y)),
                         Code::SubPrevAt => prev_at::<FULL, N>(v, l.b.at(), at, masks, |x, y| $sub(x, y)),
                         Code::SubAtPrev => at_prev::<FULL, N>(v, l.a.at(), at, masks, |x, y| $sub(x, y)),
-                        Code::SubPrevPrev => unary::<FULL, N>(v, Arg::Prev, at, masks, |x| $sub(x, x)),
+                        Code::SubPrevPrev => unary::<ROWS, FULL, N>(v, Arg::Prev, at, masks, |x| $sub(x, x)),
                         Code::SubAtOne => at_one::<FULL, N>(v, l.a.at(), l.b.one(), at, masks, |x, y| $sub(x, y)),
                         Code::SubOneAt => one_at::<FULL, N>(v, l.a.one(), l.b.at(), at, masks, |x, y| $sub(x, y)),
                         Code::SubAtAt => at_at::<FULL, N>(v, l.a.at(), l.b.at(), at, masks, |x, y| $sub(x, y)),
@@ -312,7 +331,7 @@ macro_rules! chain_lanes {
                         Code::MulOnePrev => one_prev(v, l.a.one(), |x, y| $mul(x, y)),
                         Code::MulPrevAt => prev_at::<FULL, N>(v, l.b.at(), at, masks, |x, y| $mul(x, y)),
                         Code::MulAtPrev => at_prev::<FULL, N>(v, l.a.at(), at, masks, |x, y| $mul(x, y)),
-                        Code::MulPrevPrev => unary::<FULL, N>(v, Arg::Prev, at, masks, |x| $mul(x, x)),
+                        Code::MulPrevPrev => unary::<ROWS, FULL, N>(v, Arg::Prev, at, masks, |x| $mul(x, x)),
                         Code::MulAtOne => at_one::<FULL, N>(v, l.a.at(), l.b.one(), at, masks, |x, y| $mul(x, y)),
                         Code::MulOneAt => one_at::<FULL, N>(v, l.a.one(), l.b.at(), at, masks, |x, y| $mul(x, y)),
                         Code::MulAtAt => at_at::<FULL, N>(v, l.a.at(), l.b.at(), at, masks, |x, y| $mul(x, y)),
@@ -320,17 +339,23 @@ macro_rules! chain_lanes {
                         Code::DivOnePrev => one_prev(v, l.a.one(), |x, y| $div(x, y)),
                         Code::DivPrevAt => prev_at::<FULL, N>(v, l.b.at(), at, masks, |x, y| $div(x, y)),
                         Code::DivAtPrev => at_prev::<FULL, N>(v, l.a.at(), at, masks, |x, y| $div(x, y)),
-                        Code::DivPrevPrev => unary::<FULL, N>(v, Arg::Prev, at, masks, |x| $div(x, x)),
+                        Code::DivPrevPrev => unary::<ROWS, FULL, N>(v, Arg::Prev, at, masks, |x| $div(x, x)),
                         Code::DivAtOne => at_one::<FULL, N>(v, l.a.at(), l.b.one(), at, masks, |x, y| $div(x, y)),
                         Code::DivOneAt => one_at::<FULL, N>(v, l.a.one(), l.b.at(), at, masks, |x, y| $div(x, y)),
                         Code::DivAtAt => at_at::<FULL, N>(v, l.a.at(), l.b.at(), at, masks, |x, y| $div(x, y)),
-                        Code::Neg => unary::<FULL, N>(v, Arg::Prev, at, masks, |x| $xor(x, sign)),
-                        Code::Abs => unary::<FULL, N>(v, Arg::Prev, at, masks, |x| $andnot(sign, x)),
-                        Code::Sqrt => unary::<FULL, N>(v, Arg::Prev, at, masks, |x| $sqrt(x)),
-                        Code::Rsqrt => unary::<FULL, N>(v, Arg::Prev, at, masks, |x| $div($set1(1.0), $sqrt(x))),
+                        Code::Neg => unary::<ROWS, FULL, N>(v, Arg::Prev, at, masks, |x| $xor(x, sign)),
+                        Code::Abs => unary::<ROWS, FULL, N>(v, Arg::Prev, at, masks, |x| $andnot(sign, x)),
+                        Code::Sqrt => unary::<ROWS, FULL, N>(v, Arg::Prev, at, masks, |x| $sqrt(x)),
+                        Code::Rsqrt => unary::<ROWS, FULL, N>(v, Arg::Prev, at, masks, |x| $div($set1(1.0), $sqrt(x))),
                         Code::Exp => *v = heavy(exp_regs::<N>, *v),
                         Code::Tanh => *v = heavy(tanh_regs::<N>, *v),
-                        Code::Other => general::<FULL, N>(v, l, at, masks),
+                        Code::Other => general::<ROWS, FULL, N>(v, l, at, masks),
+                        // Only in the copy of this loop for chains that
+                        // read rows: the general arms' row operands, in
+                        // the other chains' loop, took the registers its
+                        // links keep their values in (LayerNorm + GELU
+                        // over f32[8192,512], no rows read, 1.9 -> 2.2 ms).
+                        Code::PerRow => general::<ROWS, FULL, N>(v, l, at, masks),
                     }
                     if !l.store.is_null() {
                         let to = l.store.add(at);
@@ -443,30 +468,35 @@ macro_rules! chain_lanes {
 
             /// The general arms, for the links no code covers (`Code::Other`).
             #[inline(always)]
-            unsafe fn general<const FULL: bool, const N: usize>(v: &mut Regs<N>, l: &Link<$t>, at: usize, masks: &[$mask; N]) {
+            unsafe fn general<const ROWS: bool, const FULL: bool, const N: usize>(
+                v: &mut Regs<N>,
+                l: &Link<$t>,
+                at: usize,
+                masks: &[$mask; N],
+            ) {
                 let sign = $set1(-0.0);
                 let (a, b) = (l.a, l.b);
                 match l.op {
-                    LinkOp::Add => binary::<FULL, N>(v, a, b, at, masks, |x, y| $add(x, y)),
-                    LinkOp::Sub => binary::<FULL, N>(v, a, b, at, masks, |x, y| $sub(x, y)),
-                    LinkOp::Mul => binary::<FULL, N>(v, a, b, at, masks, |x, y| $mul(x, y)),
-                    LinkOp::Div => binary::<FULL, N>(v, a, b, at, masks, |x, y| $div(x, y)),
-                    LinkOp::Neg => unary::<FULL, N>(v, a, at, masks, |x| $xor(x, sign)),
-                    LinkOp::Abs => unary::<FULL, N>(v, a, at, masks, |x| $andnot(sign, x)),
-                    LinkOp::Sqrt => unary::<FULL, N>(v, a, at, masks, |x| $sqrt(x)),
-                    LinkOp::Rsqrt => unary::<FULL, N>(v, a, at, masks, |x| $div($set1(1.0), $sqrt(x))),
+                    LinkOp::Add => binary::<ROWS, FULL, N>(v, a, b, at, masks, |x, y| $add(x, y)),
+                    LinkOp::Sub => binary::<ROWS, FULL, N>(v, a, b, at, masks, |x, y| $sub(x, y)),
+                    LinkOp::Mul => binary::<ROWS, FULL, N>(v, a, b, at, masks, |x, y| $mul(x, y)),
+                    LinkOp::Div => binary::<ROWS, FULL, N>(v, a, b, at, masks, |x, y| $div(x, y)),
+                    LinkOp::Neg => unary::<ROWS, FULL, N>(v, a, at, masks, |x| $xor(x, sign)),
+                    LinkOp::Abs => unary::<ROWS, FULL, N>(v, a, at, masks, |x| $andnot(sign, x)),
+                    LinkOp::Sqrt => unary::<ROWS, FULL, N>(v, a, at, masks, |x| $sqrt(x)),
+                    LinkOp::Rsqrt => unary::<ROWS, FULL, N>(v, a, at, masks, |x| $div($set1(1.0), $sqrt(x))),
                     LinkOp::Exp => {
-                        unary::<FULL, N>(v, a, at, masks, |x| x);
+                        unary::<ROWS, FULL, N>(v, a, at, masks, |x| x);
                         *v = heavy(exp_regs::<N>, *v);
                     }
                     LinkOp::Tanh => {
-                        unary::<FULL, N>(v, a, at, masks, |x| x);
+                        unary::<ROWS, FULL, N>(v, a, at, masks, |x| x);
                         *v = heavy(tanh_regs::<N>, *v);
                     }
-                    LinkOp::Compare(d) => compare::<FULL, N>(v, d, a, b, at, masks),
+                    LinkOp::Compare(d) => compare::<ROWS, FULL, N>(v, d, a, b, at, masks),
                     LinkOp::Select => {
-                        let (b, c) = (arg::<FULL, N>(b, v, at, masks), arg::<FULL, N>(l.c, v, at, masks));
-                        unary::<FULL, N>(v, a, at, masks, |x| x);
+                        let (b, c) = (arg::<ROWS, FULL, N>(b, v, at, masks), arg::<ROWS, FULL, N>(l.c, v, at, masks));
+                        unary::<ROWS, FULL, N>(v, a, at, masks, |x| x);
                         for k in 0..N {
                             v[k] = $select(v[k], b[k], c[k]);
                         }
@@ -495,7 +525,7 @@ macro_rules! chain_lanes {
 
             /// `v = f(a)`, in place when `a` is the previous value.
             #[inline(always)]
-            unsafe fn unary<const FULL: bool, const N: usize>(
+            unsafe fn unary<const ROWS: bool, const FULL: bool, const N: usize>(
                 v: &mut Regs<N>,
                 a: Arg<$t>,
                 at: usize,
@@ -514,10 +544,12 @@ macro_rules! chain_lanes {
                         }
                     }
                     Arg::One(a) => *v = [f($set1(a)); N],
-                    Arg::Rows(..) => {
-                        let x = arg::<FULL, N>(a, v, at, masks);
-                        for k in 0..N {
-                            v[k] = f(x[k]);
+                    Arg::Rows(p, row) => {
+                        if ROWS {
+                            let x = row_vectors::<FULL, N>(p, row, at, masks);
+                            for k in 0..N {
+                                v[k] = f(x[k]);
+                            }
                         }
                     }
                 }
@@ -527,7 +559,7 @@ macro_rules! chain_lanes {
             /// the chains run (the previous value with a constant or a
             /// tile operand) update the values in place.
             #[inline(always)]
-            unsafe fn binary<const FULL: bool, const N: usize>(
+            unsafe fn binary<const ROWS: bool, const FULL: bool, const N: usize>(
                 v: &mut Regs<N>,
                 a: Arg<$t>,
                 b: Arg<$t>,
@@ -548,22 +580,22 @@ macro_rules! chain_lanes {
                             *x = f(*x, *x);
                         }
                     }
-                    (Arg::Prev, Arg::Rows(..)) => {
-                        let y = arg::<FULL, N>(b, v, at, masks);
+                    (Arg::Prev, Arg::Rows(q, row)) if ROWS => {
+                        let y = row_vectors::<FULL, N>(q, row, at, masks);
                         for k in 0..N {
                             v[k] = f(v[k], y[k]);
                         }
                     }
-                    (Arg::Rows(..), Arg::Prev) => {
-                        let x = arg::<FULL, N>(a, v, at, masks);
+                    (Arg::Rows(p, row), Arg::Prev) if ROWS => {
+                        let x = row_vectors::<FULL, N>(p, row, at, masks);
                         for k in 0..N {
                             v[k] = f(x[k], v[k]);
                         }
                     }
                     (a, b) => {
-                        // Two constants, or a row's value with a
-                        // constant or a tile operand.
-                        let (a, b) = (arg::<FULL, N>(a, v, at, masks), arg::<FULL, N>(b, v, at, masks));
+                        // Two constants, or a row's value with a constant
+                        // or a tile operand.
+                        let (a, b) = (arg::<ROWS, FULL, N>(a, v, at, masks), arg::<ROWS, FULL, N>(b, v, at, masks));
                         for k in 0..N {
                             v[k] = f(a[k], b[k]);
                         }
@@ -573,7 +605,7 @@ macro_rules! chain_lanes {
 
             /// `v = a d b` as markers (`choose.rs`: bits one for true).
             #[inline(always)]
-            unsafe fn compare<const FULL: bool, const N: usize>(
+            unsafe fn compare<const ROWS: bool, const FULL: bool, const N: usize>(
                 v: &mut Regs<N>,
                 d: Direction,
                 a: Arg<$t>,
@@ -583,12 +615,12 @@ macro_rules! chain_lanes {
             ) {
                 let yes = $set1(<$t>::from_bits(1));
                 match d {
-                    Direction::Eq => binary::<FULL, N>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_EQ_OQ>(x, y), yes)),
-                    Direction::Ne => binary::<FULL, N>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_NEQ_UQ>(x, y), yes)),
-                    Direction::Lt => binary::<FULL, N>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_LT_OQ>(x, y), yes)),
-                    Direction::Le => binary::<FULL, N>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_LE_OQ>(x, y), yes)),
-                    Direction::Gt => binary::<FULL, N>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_GT_OQ>(x, y), yes)),
-                    Direction::Ge => binary::<FULL, N>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_GE_OQ>(x, y), yes)),
+                    Direction::Eq => binary::<ROWS, FULL, N>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_EQ_OQ>(x, y), yes)),
+                    Direction::Ne => binary::<ROWS, FULL, N>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_NEQ_UQ>(x, y), yes)),
+                    Direction::Lt => binary::<ROWS, FULL, N>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_LT_OQ>(x, y), yes)),
+                    Direction::Le => binary::<ROWS, FULL, N>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_LE_OQ>(x, y), yes)),
+                    Direction::Gt => binary::<ROWS, FULL, N>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_GT_OQ>(x, y), yes)),
+                    Direction::Ge => binary::<ROWS, FULL, N>(v, a, b, at, masks, |x, y| $maskz_mov($cmp::<_CMP_GE_OQ>(x, y), yes)),
                 }
             }
 
@@ -625,7 +657,12 @@ macro_rules! chain_lanes {
             /// An operand's vectors for the block (a copy of `prev` for the
             /// previous value).
             #[inline(always)]
-            unsafe fn arg<const FULL: bool, const N: usize>(a: Arg<$t>, prev: &Regs<N>, at: usize, masks: &[$mask; N]) -> Regs<N> {
+            unsafe fn arg<const ROWS: bool, const FULL: bool, const N: usize>(
+                a: Arg<$t>,
+                prev: &Regs<N>,
+                at: usize,
+                masks: &[$mask; N],
+            ) -> Regs<N> {
                 match a {
                     Arg::Prev => *prev,
                     Arg::At(p) => {
@@ -639,24 +676,30 @@ macro_rules! chain_lanes {
                         v
                     }
                     Arg::One(x) => [$set1(x); N],
-                    Arg::Rows(p, row) => {
-                        // Each vector is in one row: the row moves on
-                        // when a vector ends one.
-                        let mut v = [$set1(0.0); N];
-                        let (mut r, mut into) = (at / row, at % row);
-                        for (k, x) in v.iter_mut().enumerate() {
-                            if FULL || masks[k] != 0 {
-                                *x = $set1(*p.add(r));
-                            }
-                            into += $lanes;
-                            if into == row {
-                                into = 0;
-                                r += 1;
-                            }
-                        }
-                        v
+                    Arg::Rows(p, row) if ROWS => row_vectors::<FULL, N>(p, row, at, masks),
+                    // Not in the loop of chains that read no rows.
+                    Arg::Rows(..) => [$set1(0.0); N],
+                }
+            }
+
+            /// The block's vectors of a value per row of `row` positions
+            /// from `p`: each vector is in one row (rows are whole
+            /// vectors), and the row moves on when a vector ends one.
+            #[inline(always)]
+            unsafe fn row_vectors<const FULL: bool, const N: usize>(p: *const $t, row: usize, at: usize, masks: &[$mask; N]) -> Regs<N> {
+                let mut v = [$set1(0.0); N];
+                let (mut r, mut into) = (at / row, at % row);
+                for (k, x) in v.iter_mut().enumerate() {
+                    if FULL || masks[k] != 0 {
+                        *x = $set1(*p.add(r));
+                    }
+                    into += $lanes;
+                    if into == row {
+                        into = 0;
+                        r += 1;
                     }
                 }
+                v
             }
         }
     };
