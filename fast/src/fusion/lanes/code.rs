@@ -63,7 +63,8 @@ pub(super) enum Code {
     /// Any other link: the general arms, from the link itself.
     Other,
     /// A link with an operand of one value per row (`Arg::Rows`), on any
-    /// vector width: the general arms, out of line (`per_row`).
+    /// vector width: the general arms, in the copy of the block loop for
+    /// chains that read rows.
     PerRow,
 }
 

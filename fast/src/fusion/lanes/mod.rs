@@ -193,7 +193,8 @@ macro_rules! chain_lanes {
                 // one every other chain runs made GELU's light links
                 // slower, 0.19 -> 0.24 ns per element (`chain_costs`).
                 // And a copy for chains that read values per row, so
-                // that the others' loop has no `per_row` to make room for.
+                // that the others' loop has no row operands' arms to make
+                // room for (see `Code::PerRow` in `block`).
                 let end = start + len;
                 match (links.iter().any(|l| l.stream), reads_rows(links)) {
                     (true, false) => blocks::<true, false>(links, start, end),
@@ -349,13 +350,13 @@ macro_rules! chain_lanes {
                         Code::Rsqrt => unary::<ROWS, FULL, N>(v, Arg::Prev, at, masks, |x| $div($set1(1.0), $sqrt(x))),
                         Code::Exp => *v = heavy(exp_regs::<N>, *v),
                         Code::Tanh => *v = heavy(tanh_regs::<N>, *v),
-                        Code::Other => general::<ROWS, FULL, N>(v, l, at, masks),
-                        // Only in the copy of this loop for chains that
-                        // read rows: the general arms' row operands, in
-                        // the other chains' loop, took the registers its
-                        // links keep their values in (LayerNorm + GELU
-                        // over f32[8192,512], no rows read, 1.9 -> 2.2 ms).
-                        Code::PerRow => general::<ROWS, FULL, N>(v, l, at, masks),
+                        // A link reading rows only comes in the copy of
+                        // this loop for chains that read rows (`ROWS`):
+                        // the general arms' row operands, in the other
+                        // chains' loop, took the registers its links keep
+                        // their values in (LayerNorm + GELU over
+                        // f32[8192,512], no rows read, 1.9 -> 2.2 ms).
+                        Code::Other | Code::PerRow => general::<ROWS, FULL, N>(v, l, at, masks),
                     }
                     if !l.store.is_null() {
                         let to = l.store.add(at);
@@ -466,7 +467,8 @@ macro_rules! chain_lanes {
                 }
             }
 
-            /// The general arms, for the links no code covers (`Code::Other`).
+            /// The general arms, for the links no code covers (`Code::Other`,
+            /// `Code::PerRow`); the row operands' arms only when `ROWS`.
             #[inline(always)]
             unsafe fn general<const ROWS: bool, const FULL: bool, const N: usize>(
                 v: &mut Regs<N>,
@@ -544,6 +546,7 @@ macro_rules! chain_lanes {
                         }
                     }
                     Arg::One(a) => *v = [f($set1(a)); N],
+                    // Not in the loop of chains that read no rows.
                     Arg::Rows(p, row) => {
                         if ROWS {
                             let x = row_vectors::<FULL, N>(p, row, at, masks);

@@ -256,7 +256,9 @@ impl<'a, T: FFloat + Elem + ChainFloat> Group<'_, 'a, T> {
                     Some(View::Slot(b)) => Arg::At(s.slots[*b].as_ptr()),
                     Some(View::At(v)) => Arg::At(v.as_ptr()),
                     Some(View::One(x)) => Arg::One(*x),
-                    Some(View::Rows(v)) if rows_in_blocks(self.row) => Arg::Rows(*v, self.row),
+                    // Whole rows only (as row by row checks): each
+                    // vector reads the value of its row of the tile.
+                    Some(View::Rows(v)) if rows_in_blocks(self.row) && len.is_multiple_of(self.row) => Arg::Rows(*v, self.row),
                     Some(View::Rows(v)) => {
                         // Set row by row below.
                         p.per_row.push((l, k, *v));

@@ -139,8 +139,9 @@ enum View<'a, T> {
     At(&'a [T]),
     One(T),
     /// One value per row of the tile: position `p` has `values[p / row]`,
-    /// `row` the group's (only chain links read these: the chain runs row by row, each row
-    /// reading its value as one value, `chain.rs`). The values are a
+    /// `row` the group's (only chain links read these, `chain.rs`: per
+    /// vector for short rows of whole vectors, `Arg::Rows`; else the chain
+    /// runs row by row, each row reading its value as one value). The values are a
     /// materialized operand's or the row pipeline's, valid for the tile.
     Rows(*const T),
 }
