@@ -186,6 +186,14 @@ mod tests {
     /// its own.
     #[test]
     fn a_module_is_prepared_once() {
+        // The engine's frames, unoptimized in the test build, want more
+        // than a test thread's stack when the pool (with its larger
+        // stacks) was built by another test first.
+        let big_stack = std::thread::Builder::new().stack_size(64 << 20);
+        big_stack.spawn(prepared_once).expect("a thread").join().expect("passes");
+    }
+
+    fn prepared_once() {
         use xlaref_reference::eval::{Env, Limits};
         let run = |m: &VerifiedModule| crate::run_borrowed(m, &[], &mut Env::new(Limits::default())).expect("runs");
         let m = module(4);
