@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use xlaref_reference::json::{self, ReadOptions};
 use xlaref_reference::literal::{ArrayLiteral, Literal};
+use xlaref_reference::types::Shape;
 use xlaref_reference::verify::{self, VerifiedModule, VerifyOptions};
 
 use super::bench::{self, Instance, Timing, Work};
@@ -102,13 +103,19 @@ fn load(p: &Program, form: &str) -> Result<Instance, String> {
     Ok(Instance { shape: form.into(), module, args, work: Work::Time })
 }
 
-/// XLA's result, one array per result of the program.
-fn expected(p: &Program) -> Result<Vec<ArrayLiteral>, String> {
+/// XLA's result, one array per result of the program, read as the
+/// program's result types (`result`: raw two-byte `<V2` files are bf16
+/// only by that type).
+fn expected(p: &Program, result: &Shape) -> Result<Vec<ArrayLiteral>, String> {
+    let types: Vec<&Shape> = match result {
+        Shape::Tuple(parts) => parts.iter().collect(),
+        one => vec![one],
+    };
     (0..p.results)
         .map(|i| {
             let f = p.file(&format!("out{i}.npy"));
             let bytes = std::fs::read(&f).map_err(|e| format!("{}: {e}", f.display()))?;
-            npy::read_npy(&bytes, None, 1 << 30)
+            npy::read_npy(&bytes, types.get(i).copied(), 1 << 30)
                 .map_err(|e| format!("{}: {e}", f.display()))?
                 .into_array()
                 .ok_or_else(|| format!("{}: not an array", f.display()))
@@ -117,8 +124,8 @@ fn expected(p: &Program) -> Result<Vec<ArrayLiteral>, String> {
 }
 
 /// How far `got` is from XLA's `want`, as a multiple of the allowed error
-/// `atol + rtol·|want|` (≤ 1 passes); integer and other types must match
-/// bit for bit (0 or infinity).
+/// `atol + rtol·|want|` (≤ 1 passes) for the floating types; integer and
+/// other types must match bit for bit (0 or infinity).
 fn error_ratio(got: &ArrayLiteral, want: &ArrayLiteral, atol: f64, rtol: f64) -> f64 {
     if got.dims() != want.dims() || got.element_type() != want.element_type() {
         return f64::INFINITY;
@@ -135,6 +142,10 @@ fn error_ratio(got: &ArrayLiteral, want: &ArrayLiteral, atol: f64, rtol: f64) ->
         worst(&mut g.iter().zip(w).map(|(&g, &w)| ratio(g as f64, w as f64)))
     } else if let (Some(g), Some(w)) = (got.typed::<f64>(), want.typed::<f64>()) {
         worst(&mut g.iter().zip(w).map(|(&g, &w)| ratio(g, w)))
+    } else if let (Some(g), Some(w)) = (got.typed::<half::bf16>(), want.typed::<half::bf16>()) {
+        worst(&mut g.iter().zip(w).map(|(&g, &w)| ratio(g.to_f64(), w.to_f64())))
+    } else if let (Some(g), Some(w)) = (got.typed::<half::f16>(), want.typed::<half::f16>()) {
+        worst(&mut g.iter().zip(w).map(|(&g, &w)| ratio(g.to_f64(), w.to_f64())))
     } else if got.bits_equal(want) {
         0.0
     } else {
@@ -255,13 +266,6 @@ pub fn run(dir: &str, no_reference: bool, quick: bool) -> i32 {
                 return EXIT_BAD_INPUT;
             }
         };
-        let want = match expected(&p) {
-            Ok(w) => w,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return EXIT_BAD_INPUT;
-            }
-        };
         for form in ["hlo", "mlir"] {
             if !p.file(form).exists() {
                 continue;
@@ -271,6 +275,13 @@ pub fn run(dir: &str, no_reference: bool, quick: bool) -> i32 {
                 Err(e) => {
                     failures.push(format!("{} ({form}): {e}", p.name));
                     continue;
+                }
+            };
+            let want = match expected(&p, &inst.module.entry_signature().result) {
+                Ok(w) => w,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return EXIT_BAD_INPUT;
                 }
             };
             let fast = bench::time(&engine::Fast, &inst, runs, budget);

@@ -70,6 +70,33 @@ fn several_kc_blocks_and_row_blocks() {
     check::<f64>(200, 40, 520, |x| x, true);
 }
 
+/// A B stored column by column (`check_by` reads it so) is laid out
+/// again before the `gemm` crate multiplies: B copied by rows, or, with few
+/// rows of A and C's rows packed (`ldc == n`), `Cᵀ = Bᵀ·Aᵀ` transposed
+/// into C. Both against the plain loop, exactly, with a C of `ldc == n`
+/// (`check_by` writes with `ldc = n + 3`, which only B's copy serves).
+#[test]
+fn a_column_major_b_is_laid_out_either_way() {
+    fn packed<T: Elem + PartialEq + std::fmt::Debug>(m: usize, n: usize, k: usize, from: fn(f64) -> T) {
+        let av: Vec<f64> = (0..m * k).map(|x| ((x * 7 + 3) % 11) as f64 - 5.0).collect();
+        let bv: Vec<f64> = (0..k * n).map(|x| ((x * 5 + 1) % 13) as f64 - 6.0).collect();
+        let want: Vec<T> = naive(m, n, k, &av, &bv).into_iter().map(from).collect();
+        let a: Vec<T> = av.iter().map(|&x| from(x)).collect();
+        let bt: Vec<T> = (0..n * k).map(|x| from(bv[(x % k) * n + x / k])).collect();
+        let am = MatRef { data: &a, offset: 0, row_stride: k, col_stride: 1 };
+        let bm = MatRef { data: &bt, offset: 0, row_stride: 1, col_stride: k };
+        let mut c = vec![from(99.0); m * n];
+        gemm(m, n, k, am, bm, as_uninit(&mut c), n, m > 20, Clock::default()).unwrap();
+        assert_eq!(c, want, "{m}x{n}x{k}");
+    }
+    // (m, n, k): Cᵀ through a scratch while m·k + 2·m·n < n·k, B copied
+    // by rows after.
+    for &(m, n, k) in &[(17, 100, 300), (33, 257, 129), (40, 300, 700), (70, 64, 100), (300, 70, 600)] {
+        packed::<f32>(m, n, k, |x| x as f32);
+        packed::<f64>(m, n, k, |x| x);
+    }
+}
+
 #[test]
 fn integers_and_complex() {
     for &m in &SIZES {
