@@ -292,6 +292,46 @@ fn a_dot_divided_by_a_power_of_two_scales_its_sums() {
     }
 }
 
+/// Causal attention's `where(tril, q·kᵀ / 8, -inf)`: the Dot, its scaling,
+/// the broadcasts and the Select are one group whose Dot applies the mask
+/// as it stores; bit for bit the op-by-op run, and each value the scaled
+/// Dot's or -inf.
+#[test]
+fn a_causal_mask_is_applied_as_the_dot_stores() {
+    let module = r#"{"format": "xla-json/1", "computations": {"main": {
+      "params": [{"name": "q", "shape": "f32[2,40,64]"}, {"name": "k", "shape": "f32[2,30,64]"}],
+      "instructions": [
+        {"name": "r", "op": "Iota", "operands": [], "shape": "s32[40,30]", "iota_dimension": 0},
+        {"name": "c", "op": "Iota", "operands": [], "shape": "s32[40,30]", "iota_dimension": 1},
+        {"name": "tril", "op": "Compare", "operands": ["r", "c"], "comparison_direction": "GE"},
+        {"name": "eight", "op": "Constant", "shape": "f32[]", "literal": 8.0},
+        {"name": "b", "op": "Broadcast", "operands": ["eight"], "broadcast_sizes": [2, 40, 30]},
+        {"name": "s", "op": "DotGeneral", "operands": ["q", "k"], "dimension_numbers": {"lhs_contracting_dimensions": [2],
+          "rhs_contracting_dimensions": [2], "lhs_batch_dimensions": [0], "rhs_batch_dimensions": [0]}},
+        {"name": "d", "op": "Div", "operands": ["s", "b"]},
+        {"name": "mb", "op": "BroadcastInDim", "operands": ["tril"], "out_dim_size": [2, 40, 30], "broadcast_dimensions": [1, 2]},
+        {"name": "ninf", "op": "Constant", "shape": "f32[]", "literal": "-inf"},
+        {"name": "fb", "op": "Broadcast", "operands": ["ninf"], "broadcast_sizes": [2, 40, 30]},
+        {"name": "w", "op": "Select", "operands": ["mb", "d", "fb"]}]}}}"#;
+    let m = xlaref_reference::json::parse_module(module, Default::default()).expect("reads");
+    let module = xlaref_reference::verify::verify(m, &Default::default()).expect("verifies");
+    let groups = xlaref_fast::fusion_groups(&module);
+    assert!(groups.contains(&vec![6, 7, 8, 9, 11, 12]), "{groups:?}");
+    use xlaref_reference::literal::{ArrayLiteral, Literal};
+    let q: Vec<f32> = (0..2 * 40 * 64).map(|i| ((i * 37) % 101) as f32 / 64.0 - 0.7).collect();
+    let k: Vec<f32> = (0..2 * 30 * 64).map(|i| ((i * 13) % 29) as f32 / 8.0 - 1.5).collect();
+    let args: Vec<Literal> = vec![ArrayLiteral::from_vec(vec![2, 40, 64], q).into(), ArrayLiteral::from_vec(vec![2, 30, 64], k).into()];
+    let bits = |l: &Literal| l.as_array().and_then(|a| a.typed::<f32>()).map(|v| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+    let fused = xlaref_fast::run_borrowed(&module, &args, &mut env()).expect("runs");
+    let unfused = xlaref_fast::run_unfused(&module, &args, &mut env()).expect("runs");
+    assert_eq!(bits(&fused), bits(&unfused));
+    let got = fused.as_array().and_then(|a| a.typed::<f32>()).expect("f32 result").to_vec();
+    for (p, v) in got.iter().enumerate() {
+        let (i, j) = ((p / 30) % 40, p % 30);
+        assert_eq!(*v == f32::NEG_INFINITY, j > i, "at {p}");
+    }
+}
+
 /// A bias over the last dimension of 12 (shorter than a tile, so its
 /// values repeat within every tile): built once per group as a pattern
 /// and read at `start % 12`, including tiles that start mid-row (5000

@@ -21,7 +21,7 @@ To compare xlaref's AVX2 kernels (`XLAREF_FAST_ISA=avx2`) on an AVX-512 host
 with XLA's AVX2 code, run this with `XLA_FLAGS=--xla_cpu_max_isa=AVX2`.
 
     pip install jax==0.10.2
-    python3 tools/program_bench.py DIR [--runs 10] [--only NAME,...] [--sizes default|other|all|extra|small]
+    python3 tools/program_bench.py DIR [--runs 10] [--only NAME,...] [--sizes default|other|all|extra|small|variants]
 """
 
 import argparse
@@ -32,6 +32,7 @@ import time
 import jax
 import jax.numpy as jnp
 import numpy as np
+from program_variants import variant_programs
 
 
 def normal(rng, *shape, scale=1.0):
@@ -224,15 +225,16 @@ def main():
     p.add_argument("dir")
     p.add_argument("--runs", type=int, default=10)
     p.add_argument("--only", default="", help="comma-separated program names")
-    p.add_argument("--sizes", choices=["default", "other", "all", "extra", "small"], default="default",
+    p.add_argument("--sizes", choices=["default", "other", "all", "extra", "small", "variants"], default="default",
                    help="the four programs above, the same kinds at five other sizes, both, "
-                        "twelve more sizes, or nine smaller and narrower ones")
+                        "twelve more sizes, nine smaller and narrower ones, or the kinds written "
+                        "other ways (program_variants.py)")
     a = p.parse_args()
     os.makedirs(a.dir, exist_ok=True)
     only = set(filter(None, a.only.split(",")))
     sets = {"default": [programs], "other": [other_programs], "all": [programs, other_programs],
-            "extra": [extra_programs], "small": [small_programs]}[a.sizes]
-    seed = {"extra": 1, "small": 2}.get(a.sizes, 0)
+            "extra": [extra_programs], "small": [small_programs], "variants": [variant_programs]}[a.sizes]
+    seed = {"extra": 1, "small": 2, "variants": 3}.get(a.sizes, 0)
     chosen = [x for make in sets for x in make(np.random.default_rng(seed))]
     for name, f, args, tol in chosen:
         if only and name not in only:

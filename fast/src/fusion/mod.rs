@@ -227,6 +227,70 @@ fn scaled_dot(c: &Computation, shapes: &[&Shape], s: InstrId) -> Option<(InstrId
     (power_of_two(p) && power_of_two(scale)).then_some((d, scale))
 }
 
+/// A Select between a Dot's values (scaled by a power of two, perhaps) and
+/// a constant, by a pred array broadcast over the Dot's leading
+/// dimensions: attention's causal mask, `where(tril, q·kᵀ/√d, -inf)`.
+/// `kernels::dot::dot_general_masked` applies it as each batch's result
+/// is stored, where a group of its own read and wrote every score once
+/// more (causal attention over S=512, 8 heads: 1.1 of 10 ms).
+struct MaskedDot {
+    dot: InstrId,
+    /// The Mul or Div by the scale, if any, and the scale.
+    scaled: Option<(InstrId, f64)>,
+    /// The pred array, and whether the Dot's values go where it is true.
+    mask: InstrId,
+    on_true: bool,
+    fill: f64,
+    /// The broadcasts of the mask and of the fill, and the scale's operand.
+    inputs: Vec<InstrId>,
+}
+
+fn masked_dot(c: &Computation, shapes: &[&Shape], s: InstrId) -> Option<MaskedDot> {
+    let instr = &c.instructions[s];
+    let (Op::Select, [p, t, f]) = (&instr.op, &instr.operands[..]) else { return None };
+    let out = shapes[s].as_array().filter(|a| !a.is_dynamic())?;
+    let is_dot = |i: InstrId| matches!(c.instructions[i].op, Op::Dot { .. } | Op::DotGeneral { .. });
+    // The values: a scaled Dot, or an f32 or f64 Dot of the Select's shape.
+    let values = |v: InstrId| -> Option<(InstrId, Option<(InstrId, f64)>)> {
+        if let Some((d, scale)) = scaled_dot(c, shapes, v) {
+            return Some((d, Some((v, scale))));
+        }
+        let typed = |i: InstrId| shapes[i].as_array().filter(|a| !a.is_dynamic()).map(|a| (a.dims.clone(), a.element_type));
+        let ok = is_dot(v)
+            && matches!(out.element_type, ElementType::F32 | ElementType::F64)
+            && typed(v) == Some((out.dims.clone(), out.element_type))
+            && c.instructions[v].operands.iter().all(|&o| typed(o).map(|t| t.1) == Some(out.element_type));
+        ok.then_some((v, None))
+    };
+    let (on_true, (dot, scaled), fill_at) = match (values(*t), values(*f)) {
+        (Some(v), _) => (true, v, *f),
+        (None, Some(v)) => (false, v, *t),
+        _ => return None,
+    };
+    let fill = scalar_constant(c, fill_at)?;
+    // The mask: a pred array broadcast to the trailing dimensions, in order.
+    let b = &c.instructions[*p];
+    let mask = *b.operands.first()?;
+    let m = shapes[mask].as_array().filter(|a| !a.is_dynamic() && a.element_type == ElementType::Pred)?;
+    let rank = out.rank();
+    let trailing = rank.checked_sub(m.rank())?;
+    let in_order = match &b.op {
+        Op::BroadcastInDim { broadcast_dimensions, .. } => {
+            broadcast_dimensions.iter().enumerate().all(|(k, &d)| d == (trailing + k) as i64)
+        }
+        Op::Broadcast { .. } => true,
+        _ => false,
+    };
+    if !in_order || m.dims[..] != out.dims[trailing..] || m.element_count() == 0 {
+        return None;
+    }
+    let mut inputs = vec![*p, fill_at];
+    if let Some((v, _)) = scaled {
+        inputs.extend(c.instructions[v].operands.iter().copied().filter(|&o| o != dot));
+    }
+    Some(MaskedDot { dot, scaled, mask, on_true, fill, inputs })
+}
+
 /// The value of a one-element Constant, or of a broadcast of one.
 fn scalar_constant(c: &Computation, k: InstrId) -> Option<f64> {
     let instr = &c.instructions[k];
@@ -331,6 +395,28 @@ pub fn plan(c: &Computation, shapes: &[&Shape], reducer: impl Fn(ComputationId) 
         groups[g].1.push(d);
         group_of[s] = Some(g);
         group_of[d] = Some(g);
+    }
+    // A Select by a broadcast mask between a (scaled) Dot read only by it
+    // and a constant, in a group of its own with the broadcasts: the Dot
+    // joins it and applies the Select as it stores its values.
+    for s in 0..n {
+        let Some(md) = masked_dot(c, shapes, s) else { continue };
+        let Some(g) = group_of[s] else { continue };
+        let scale_op = md.scaled.map(|(v, _)| v);
+        let head = scale_op.unwrap_or(md.dot);
+        let alone = |i: InstrId, reader: InstrId| i != c.root && users[i] == [reader];
+        let members_ok = groups[g].2.is_none()
+            && groups[g].1.first() == Some(&s)
+            && groups[g].1.iter().all(|&m| m == s || Some(m) == scale_op || md.inputs.contains(&m));
+        let scale_ok = scale_op.is_none_or(|v| alone(v, s) && group_of[v].is_none_or(|h| h == g));
+        if members_ok && scale_ok && group_of[md.dot].is_none() && alone(md.dot, head) {
+            for x in [Some(md.dot), scale_op].into_iter().flatten() {
+                if group_of[x].is_none() {
+                    groups[g].1.push(x);
+                    group_of[x] = Some(g);
+                }
+            }
+        }
     }
     // A Conv read only by the Add of a bias (under a ReLU's Max, perhaps)
     // that is a group of its own: the Conv joins it and stores the sums
@@ -577,6 +663,12 @@ fn run_group<'a>(
         }
         if let Some((_, scale)) = scaled_dot(c, shapes, root) {
             return Ok(crate::kernels::dot::dot_general_scaled(operand(0)?, operand(1)?, &dims, out, scale)?.into());
+        }
+        if let Some(md) = masked_dot(c, shapes, root).filter(|md| md.dot == d) {
+            let keep = array(value(md.mask)?)?.typed::<bool>().ok_or_else(|| internal("a mask that is not pred"))?;
+            let mask = crate::kernels::dot::Mask { keep, on_true: md.on_true, fill: md.fill };
+            let scale = md.scaled.map_or(1.0, |(_, s)| s);
+            return Ok(crate::kernels::dot::dot_general_masked(operand(0)?, operand(1)?, &dims, out, scale, mask)?.into());
         }
         return Err(internal("a fused Dot of another form"));
     }

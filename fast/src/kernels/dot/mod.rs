@@ -105,7 +105,17 @@ fn as_matrices<T: Elem>(data: &[T], op: Operand) -> (std::borrow::Cow<'_, [T]>, 
     (std::borrow::Cow::Owned(copy), starts, c, 1)
 }
 
-struct Plan {
+/// A Select applied to a Dot's (scaled) values as they are stored
+/// (`dot_general_masked`): position `p` keeps its value where
+/// `keep[p % keep.len()] == on_true`, else takes `fill`.
+#[derive(Clone, Copy)]
+pub struct Mask<'m> {
+    pub keep: &'m [bool],
+    pub on_true: bool,
+    pub fill: f64,
+}
+
+struct Plan<'m> {
     lhs: Operand,
     rhs: Operand,
     m: usize,
@@ -116,9 +126,10 @@ struct Plan {
     transposed: bool,
     /// Every sum times this (1, or a power of two: `dot_general_scaled`).
     scale: f64,
+    mask: Option<Mask<'m>>,
 }
 
-impl SumOfProducts for Plan {
+impl SumOfProducts for Plan<'_> {
     fn compute<T: Elem>(&self, lhs: &[T], rhs: &[T]) -> R<Vec<T>> {
         let clone = |o: &Operand| Operand { batch: o.batch.clone(), rows: o.rows.clone(), cols: o.cols.clone() };
         let (a, a_starts, a_rs, a_cs) = as_matrices(lhs, clone(&self.lhs));
@@ -148,17 +159,18 @@ impl SumOfProducts for Plan {
             }
             let am = MatRef { data: &a, offset: a_starts[i], row_stride: a_rs, col_stride: a_cs };
             let bm = MatRef { data: &b, offset: b_starts[i], row_stride: b_rs, col_stride: b_cs };
+            if self.scale == 1.0 && self.mask.is_none() {
+                return gemm::gemm(m, n, k, am, bm, c, n, parallel, clock);
+            }
             gemm::gemm(m, n, k, am, bm, c, n, parallel, clock)?;
-            if self.scale != 1.0 && !clock.passed() {
+            if !clock.passed() {
                 // SAFETY: the GEMM wrote all of C: it leaves rows unwritten
                 // only once the clock has passed, and it has not.
                 let c = unsafe { &mut *(c as *mut [MaybeUninit<T>] as *mut [T]) };
-                // While this batch's result is still in the cache: the
-                // rounded sums times the scale, the Mul or Div's values.
-                par::simd(
-                    #[inline(always)]
-                    || c.iter_mut().for_each(|x| *x = x.times(self.scale)),
-                );
+                // While this batch's result is still in the cache (cut in
+                // slabs of rows, the GEMM ran slower by more than the
+                // epilogue gained).
+                epilogue(c, i * m * n, self.scale, self.mask.as_ref());
             }
             Ok(())
         };
@@ -183,10 +195,51 @@ impl SumOfProducts for Plan {
     }
 }
 
+/// A Dot's epilogue on the values of positions `from..` (`c`), in place:
+/// the sums times `scale` (exact: a power of two), then the Select of
+/// `mask`, whose values repeat along `c` (the mask spans the trailing
+/// dimensions of the result).
+fn epilogue<T: Elem>(c: &mut [T], from: usize, scale: f64, mask: Option<&Mask<'_>>) {
+    let Some(mask) = mask.filter(|m| !m.keep.is_empty()) else {
+        par::simd(
+            #[inline(always)]
+            || c.iter_mut().for_each(|x| *x = x.times(scale)),
+        );
+        return;
+    };
+    let len = mask.keep.len();
+    let fill = T::of_f64(mask.fill);
+    let on_true = mask.on_true as u8;
+    let (mut at, mut rest) = (from % len, c);
+    while !rest.is_empty() {
+        let run = (len - at).min(rest.len());
+        let (now, later) = rest.split_at_mut(run);
+        let keep = &mask.keep[at..at + run];
+        // Selects, not branches: they vectorize (a branch ran about a
+        // cycle per value).
+        par::simd(
+            #[inline(always)]
+            || {
+                if scale == 1.0 {
+                    for (x, &k) in now.iter_mut().zip(keep) {
+                        *x = if k as u8 == on_true { *x } else { fill };
+                    }
+                } else {
+                    for (x, &k) in now.iter_mut().zip(keep) {
+                        *x = if k as u8 == on_true { x.times(scale) } else { fill };
+                    }
+                }
+            },
+        );
+        rest = later;
+        at = 0;
+    }
+}
+
 /// DotGeneral — document §DotGeneral: result (batch, lhs free, rhs free),
 /// each element the sum over the contracting indices of lhs·rhs.
 pub fn dot_general(lhs: &ArrayLiteral, rhs: &ArrayLiteral, d: &DotDims, out: &ArrayShape) -> R<ArrayLiteral> {
-    dot_general_laid_out(lhs, rhs, d, out, false, 1.0)
+    dot_general_laid_out(lhs, rhs, d, out, false, 1.0, None)
 }
 
 /// A DotGeneral times a power of two `scale` (attention's `q·kᵀ / √d`
@@ -201,7 +254,30 @@ pub fn dot_general_scaled(lhs: &ArrayLiteral, rhs: &ArrayLiteral, d: &DotDims, o
     if !matches!(t, ElementType::F32 | ElementType::F64) || lhs.element_type() != t || rhs.element_type() != t {
         return Err(internal("a scaled dot of another type"));
     }
-    dot_general_laid_out(lhs, rhs, d, out, false, scale)
+    dot_general_laid_out(lhs, rhs, d, out, false, scale, None)
+}
+
+/// [`dot_general_scaled`] followed by a Select between its values and a
+/// constant by a pred array over the result's trailing dimensions
+/// (attention's causal mask, broadcast over the batch and heads), applied
+/// to each batch's result while it is in the cache: bit for bit the
+/// Dot, the scaling and the Select, which only picks. f32 and f64 only.
+pub fn dot_general_masked(
+    lhs: &ArrayLiteral,
+    rhs: &ArrayLiteral,
+    d: &DotDims,
+    out: &ArrayShape,
+    scale: f64,
+    mask: Mask<'_>,
+) -> R<ArrayLiteral> {
+    let t = out.element_type;
+    if !matches!(t, ElementType::F32 | ElementType::F64) || lhs.element_type() != t || rhs.element_type() != t {
+        return Err(internal("a masked dot of another type"));
+    }
+    if mask.keep.is_empty() || !out.element_count().is_multiple_of(mask.keep.len()) {
+        return Err(internal("a mask that is not the dot's trailing dimensions"));
+    }
+    dot_general_laid_out(lhs, rhs, d, out, false, scale, Some(mask))
 }
 
 /// A DotGeneral followed by the Transpose to (batch, rhs free, lhs free)
@@ -214,7 +290,7 @@ pub fn dot_general_transposed(lhs: &ArrayLiteral, rhs: &ArrayLiteral, d: &DotDim
     if !matches!(t, ElementType::F32 | ElementType::F64) || lhs.element_type() != t || rhs.element_type() != t {
         return Err(internal("a transposed dot of another type"));
     }
-    dot_general_laid_out(lhs, rhs, d, out, true, 1.0)
+    dot_general_laid_out(lhs, rhs, d, out, true, 1.0, None)
 }
 
 fn dot_general_laid_out(
@@ -224,6 +300,7 @@ fn dot_general_laid_out(
     out: &ArrayShape,
     transposed: bool,
     scale: f64,
+    mask: Option<Mask<'_>>,
 ) -> R<ArrayLiteral> {
     let (ls, rs) = (lhs.shape.strides(), rhs.shape.strides());
     let (ld, rd) = (lhs.dims(), rhs.dims());
@@ -269,6 +346,7 @@ fn dot_general_laid_out(
         rhs: Operand { batch: rb, rows: rk, cols: rn },
         transposed,
         scale,
+        mask,
     };
     numeric::run(&plan, lhs, rhs, &shape)
 }
@@ -368,6 +446,49 @@ mod tests {
                     assert_eq!(want.to_bits(), s.to_bits(), "{m}x{n}x{k} scale {scale} at {i}");
                 }
             }
+        }
+    }
+
+    /// The masked Dot equals the scaled Dot then the Select, bit for bit,
+    /// with batches (the mask repeats over them), either branch taking the
+    /// Dot's values, and without a scale.
+    #[test]
+    fn masked_results_are_the_results_selected() {
+        let dims = DotDims {
+            lhs_contracting_dimensions: vec![2],
+            rhs_contracting_dimensions: vec![2],
+            lhs_batch_dimensions: vec![0],
+            rhs_batch_dimensions: vec![0],
+        };
+        let mut seed = 0x1234_5678_9abc_def1u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            ((seed >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        };
+        for (h, s, d) in [(1, 1, 1), (3, 5, 7), (4, 64, 32), (2, 130, 64)] {
+            let q: Vec<f32> = (0..h * s * d).map(|_| next() as f32).collect();
+            let k: Vec<f32> = (0..h * s * d).map(|_| next() as f32).collect();
+            let dims3 = vec![h as i64, s as i64, d as i64];
+            let (l, r) = (ArrayLiteral::from_vec(dims3.clone(), q), ArrayLiteral::from_vec(dims3, k));
+            let out = ArrayShape::new(ElementType::F32, vec![h as i64, s as i64, s as i64]);
+            // Causal: row i keeps columns j <= i.
+            let keep: Vec<bool> = (0..s * s).map(|p| p % s <= p / s).collect();
+            for (scale, on_true, fill) in [(0.125, true, f64::NEG_INFINITY), (1.0, false, -1e9), (8.0, true, 0.0)] {
+                let Data::F32(scaled) = dot_general_scaled(&l, &r, &dims, &out, scale).expect("scaled dot").data else { unreachable!() };
+                let mask = Mask { keep: &keep, on_true, fill };
+                let Data::F32(masked) = dot_general_masked(&l, &r, &dims, &out, scale, mask).expect("masked dot").data else {
+                    unreachable!()
+                };
+                for (i, (v, m)) in scaled.iter().zip(&masked).enumerate() {
+                    let want = if keep[i % (s * s)] == on_true { *v } else { fill as f32 };
+                    assert_eq!(want.to_bits(), m.to_bits(), "{h}x{s}x{d} scale {scale} at {i}");
+                }
+            }
+            // A mask that does not divide the result is refused.
+            let odd = vec![true; s * s + 1];
+            assert!(dot_general_masked(&l, &r, &dims, &out, 1.0, Mask { keep: &odd, on_true: true, fill: 0.0 }).is_err());
         }
     }
 

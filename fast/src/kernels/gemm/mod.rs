@@ -61,6 +61,12 @@ pub trait Elem: Copy + Send + Sync + 'static {
         let _ = s;
         self
     }
+    /// A value of the type (f32 and f64: `x` a value of the type, exactly;
+    /// the others are never masked and take zero).
+    fn of_f64(x: f64) -> Self {
+        let _ = x;
+        Self::ZERO
+    }
     /// Whether [`Elem::external_gemm`] multiplies this type.
     fn has_external() -> bool {
         false
@@ -201,6 +207,9 @@ impl Elem for f32 {
     fn times(self, s: f64) -> Self {
         self * s as f32
     }
+    fn of_f64(x: f64) -> Self {
+        x as f32
+    }
     crate_gemm!();
     skinny_gemm!();
 }
@@ -217,6 +226,9 @@ impl Elem for f64 {
     #[inline(always)]
     fn times(self, s: f64) -> Self {
         self * s
+    }
+    fn of_f64(x: f64) -> Self {
+        x
     }
     crate_gemm!();
     skinny_gemm!();
