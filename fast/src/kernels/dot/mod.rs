@@ -148,17 +148,30 @@ impl SumOfProducts for Plan<'_> {
             if clock.passed() {
                 return Ok(());
             }
+            let am = MatRef { data: &a, offset: a_starts[i], row_stride: a_rs, col_stride: a_cs };
+            let bm = MatRef { data: &b, offset: b_starts[i], row_stride: b_rs, col_stride: b_cs };
+            if self.transposed && gemm::lays_b_out::<T>(k, n, &bm) {
+                // The Dot copies such a B by rows first (`gemm`), which the
+                // swapped product below would not: the Dot's own values,
+                // through a scratch, then transposed.
+                let mut plain = vec![T::ZERO; m * n];
+                gemm::gemm(m, n, k, am, bm, gemm::as_uninit(&mut plain), n, parallel, clock)?;
+                // SAFETY: `c` is this batch's n·m values; every one is
+                // written by the transpose.
+                let c = unsafe { &mut *(c as *mut [MaybeUninit<T>] as *mut [T]) };
+                crate::kernels::transpose::swap_matrices_into(&plain, c, m, n);
+                return Ok(());
+            }
             if self.transposed {
                 // Cᵀ = Bᵀ·Aᵀ: the operands' strides swapped. Each element is
                 // the same sum of the same products in the same order (the
                 // `gemm` crate turns a row-major result into this very
-                // problem itself; `transposed_results_are_the_results_transposed`).
+                // problem itself; `transposed_results_are_the_results_transposed`),
+                // as long as neither product lays its B out again.
                 let bt = MatRef { data: &b, offset: b_starts[i], row_stride: b_cs, col_stride: b_rs };
                 let at = MatRef { data: &a, offset: a_starts[i], row_stride: a_cs, col_stride: a_rs };
-                return gemm::gemm(n, m, k, bt, at, c, m, parallel, clock);
+                return gemm::gemm_as_laid_out(n, m, k, bt, at, c, m, parallel, clock);
             }
-            let am = MatRef { data: &a, offset: a_starts[i], row_stride: a_rs, col_stride: a_cs };
-            let bm = MatRef { data: &b, offset: b_starts[i], row_stride: b_rs, col_stride: b_cs };
             if self.scale == 1.0 && self.mask.is_none() {
                 return gemm::gemm(m, n, k, am, bm, c, n, parallel, clock);
             }
@@ -496,9 +509,17 @@ mod tests {
     /// the transposed fold relies on them not doing so.
     #[test]
     fn transposed_results_are_the_results_transposed() {
+        // B by rows, and B by columns (the rhs contracting its last
+        // dimension: `gemm` copies it by rows first).
+        for rhs_by_columns in [false, true] {
+            transposed_equals_plain(rhs_by_columns);
+        }
+    }
+
+    fn transposed_equals_plain(rhs_by_columns: bool) {
         let dims = DotDims {
             lhs_contracting_dimensions: vec![1],
-            rhs_contracting_dimensions: vec![0],
+            rhs_contracting_dimensions: vec![rhs_by_columns as i64],
             lhs_batch_dimensions: vec![],
             rhs_batch_dimensions: vec![],
         };
@@ -509,6 +530,7 @@ mod tests {
             seed ^= seed << 17;
             ((seed >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
         };
+        let rhs_dims = |k: usize, n: usize| if rhs_by_columns { vec![n as i64, k as i64] } else { vec![k as i64, n as i64] };
         for (m, n, k) in
             [(1, 1, 1), (1, 7, 3), (7, 1, 3), (2, 3, 1), (5, 17, 33), (64, 48, 700), (130, 33, 1500), (300, 257, 64), (256, 200, 2100)]
         {
@@ -517,11 +539,8 @@ mod tests {
             let af: Vec<f32> = a.iter().map(|&x| x as f32).collect();
             let bf: Vec<f32> = b.iter().map(|&x| x as f32).collect();
             for (l, r) in [
-                (ArrayLiteral::from_vec(vec![m as i64, k as i64], a.clone()), ArrayLiteral::from_vec(vec![k as i64, n as i64], b.clone())),
-                (
-                    ArrayLiteral::from_vec(vec![m as i64, k as i64], af.clone()),
-                    ArrayLiteral::from_vec(vec![k as i64, n as i64], bf.clone()),
-                ),
+                (ArrayLiteral::from_vec(vec![m as i64, k as i64], a.clone()), ArrayLiteral::from_vec(rhs_dims(k, n), b.clone())),
+                (ArrayLiteral::from_vec(vec![m as i64, k as i64], af.clone()), ArrayLiteral::from_vec(rhs_dims(k, n), bf.clone())),
             ] {
                 let out = ArrayShape::new(l.element_type(), vec![m as i64, n as i64]);
                 let c = dot_general(&l, &r, &dims, &out).expect("dot");

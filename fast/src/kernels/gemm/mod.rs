@@ -341,8 +341,44 @@ pub fn gemm<T: Elem>(
     if skinny::is_skinny(m, n, k) && T::skinny_gemm(m, n, k, &a, &b, c, ldc, parallel, clock) {
         return Ok(());
     }
-    if T::has_external() && b.row_stride == 1 && b.col_stride == k && k > 1 && n > 1 {
+    if lays_b_out::<T>(k, n, &b) {
         return with_b_laid_out(m, n, k, a, b, c, ldc, parallel, clock);
+    }
+    in_slabs(slab_rows(n, k), m, n, k, a, b, c, ldc, parallel, clock)
+}
+
+/// Whether [`gemm`] lays out a B of this layout again before the `gemm`
+/// crate multiplies (when the skinny kernel does not take the product):
+/// stored by columns, contiguously.
+pub fn lays_b_out<T: Elem>(k: usize, n: usize, b: &MatRef<T>) -> bool {
+    T::has_external() && b.row_stride == 1 && b.col_stride == k && k > 1 && n > 1
+}
+
+/// [`gemm`] with the operands as they are laid out (no copy of B by
+/// rows): for a Dot written transposed, whose values must be the Dot's
+/// own (`kernels::dot`).
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_as_laid_out<T: Elem>(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: MatRef<T>,
+    b: MatRef<T>,
+    c: &mut [MaybeUninit<T>],
+    ldc: usize,
+    parallel: bool,
+    clock: Clock,
+) -> Result<(), RunError> {
+    if m == 0 || !lays_b_out::<T>(k, n, &b) {
+        // `gemm` copies nothing for this B.
+        return gemm(m, n, k, a, b, c, ldc, parallel, clock);
+    }
+    let c_needed = (m - 1).checked_mul(ldc).and_then(|x| x.checked_add(n));
+    if ldc < n || c_needed.is_none_or(|need| need > c.len()) || !a.fits(m, k) || !b.fits(k, n) {
+        return Err(internal("operands do not fit their matrices"));
+    }
+    if skinny::is_skinny(m, n, k) && T::skinny_gemm(m, n, k, &a, &b, c, ldc, parallel, clock) {
+        return Ok(());
     }
     in_slabs(slab_rows(n, k), m, n, k, a, b, c, ldc, parallel, clock)
 }
