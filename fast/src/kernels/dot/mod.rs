@@ -429,6 +429,16 @@ mod tests {
     use super::*;
     use xlaref_reference::literal::Data;
 
+    /// Uniform values in [-1, 1) from a xorshift generator.
+    fn uniform(mut seed: u64) -> impl FnMut() -> f64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            ((seed >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        }
+    }
+
     /// The scaled Dot equals the Dot then the scaling, bit for bit, down
     /// to subnormal results.
     #[test]
@@ -439,13 +449,7 @@ mod tests {
             lhs_batch_dimensions: vec![],
             rhs_batch_dimensions: vec![],
         };
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            ((seed >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-        };
+        let mut next = uniform(0x2545_f491_4f6c_dd1du64);
         for (m, n, k) in [(1, 1, 1), (3, 5, 7), (64, 48, 64), (130, 33, 512), (300, 257, 200)] {
             for scale in [0.125, 8.0, 2f64.powi(-120), 0.5] {
                 let a: Vec<f32> = (0..m * k).map(|_| next() as f32).collect();
@@ -473,13 +477,7 @@ mod tests {
             lhs_batch_dimensions: vec![0],
             rhs_batch_dimensions: vec![0],
         };
-        let mut seed = 0x1234_5678_9abc_def1u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            ((seed >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-        };
+        let mut next = uniform(0x1234_5678_9abc_def1u64);
         for (h, s, d) in [(1, 1, 1), (3, 5, 7), (4, 64, 32), (2, 130, 64)] {
             let q: Vec<f32> = (0..h * s * d).map(|_| next() as f32).collect();
             let k: Vec<f32> = (0..h * s * d).map(|_| next() as f32).collect();

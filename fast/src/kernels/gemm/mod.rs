@@ -323,28 +323,7 @@ pub fn gemm<T: Elem>(
     parallel: bool,
     clock: Clock,
 ) -> Result<(), RunError> {
-    if m == 0 || n == 0 {
-        return Ok(());
-    }
-    let c_needed = (m - 1).checked_mul(ldc).and_then(|x| x.checked_add(n));
-    if ldc < n || c_needed.is_none_or(|need| need > c.len()) || !a.fits(m, k) || !b.fits(k, n) {
-        return Err(internal("operands do not fit their matrices"));
-    }
-    if k == 0 {
-        for row in c.chunks_mut(ldc).take(m) {
-            for x in &mut row[..n] {
-                x.write(T::ZERO);
-            }
-        }
-        return Ok(());
-    }
-    if skinny::is_skinny(m, n, k) && T::skinny_gemm(m, n, k, &a, &b, c, ldc, parallel, clock) {
-        return Ok(());
-    }
-    if lays_b_out::<T>(k, n, &b) {
-        return with_b_laid_out(m, n, k, a, b, c, ldc, parallel, clock);
-    }
-    in_slabs(slab_rows(n, k), m, n, k, a, b, c, ldc, parallel, clock)
+    multiply(m, n, k, a, b, c, ldc, parallel, clock, true)
 }
 
 /// Whether [`gemm`] lays out a B of this layout again before the `gemm`
@@ -369,16 +348,44 @@ pub fn gemm_as_laid_out<T: Elem>(
     parallel: bool,
     clock: Clock,
 ) -> Result<(), RunError> {
-    if m == 0 || !lays_b_out::<T>(k, n, &b) {
-        // `gemm` copies nothing for this B.
-        return gemm(m, n, k, a, b, c, ldc, parallel, clock);
+    multiply(m, n, k, a, b, c, ldc, parallel, clock, false)
+}
+
+/// [`gemm`], laying a B stored by columns out again first only when
+/// `lay_b_out`.
+#[allow(clippy::too_many_arguments)]
+fn multiply<T: Elem>(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: MatRef<T>,
+    b: MatRef<T>,
+    c: &mut [MaybeUninit<T>],
+    ldc: usize,
+    parallel: bool,
+    clock: Clock,
+    lay_b_out: bool,
+) -> Result<(), RunError> {
+    if m == 0 || n == 0 {
+        return Ok(());
     }
     let c_needed = (m - 1).checked_mul(ldc).and_then(|x| x.checked_add(n));
     if ldc < n || c_needed.is_none_or(|need| need > c.len()) || !a.fits(m, k) || !b.fits(k, n) {
         return Err(internal("operands do not fit their matrices"));
     }
+    if k == 0 {
+        for row in c.chunks_mut(ldc).take(m) {
+            for x in &mut row[..n] {
+                x.write(T::ZERO);
+            }
+        }
+        return Ok(());
+    }
     if skinny::is_skinny(m, n, k) && T::skinny_gemm(m, n, k, &a, &b, c, ldc, parallel, clock) {
         return Ok(());
+    }
+    if lay_b_out && lays_b_out::<T>(k, n, &b) {
+        return with_b_laid_out(m, n, k, a, b, c, ldc, parallel, clock);
     }
     in_slabs(slab_rows(n, k), m, n, k, a, b, c, ldc, parallel, clock)
 }
